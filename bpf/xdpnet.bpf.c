@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * xdpnet datapath: redirect known-unicast frames between the ports of a
+ * bridge, bypassing it. Two entry points share one decision
+ * (xdpnet_decide.h):
+ *
+ *  - xdpnet_tc, on every attached port's TC ingress: bpf_redirect() to the
+ *    target port's transmit path, keeping GSO and checksum-offload state.
+ *  - xdpnet_xdp, native XDP (--mode xdp): redirects through the tx_ports
+ *    devmap only frames it can prove safe; everything else goes on
+ *    (XDP_PASS) to the TC stage.
+ *
+ * Whatever neither stage takes continues into the bridge unchanged.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+#include "xdpnet.h"
+#include "xdpnet_decide.h"
+
+#define TC_ACT_OK 0
+#define TC_ACT_REDIRECT 7
+
+static __always_inline void frame_l3(struct xdpnet_frame *f)
+{
+	struct ethhdr *eth = f->data;
+
+	f->l3 = f->data + sizeof(*eth);
+	f->proto = bpf_ntohs(eth->h_proto);
+}
+
+SEC("xdp")
+int xdpnet_xdp(struct xdp_md *ctx)
+{
+	struct xdpnet_frame f = {
+		.ctx = ctx,
+		.data = (void *)(long)ctx->data,
+		.data_end = (void *)(long)ctx->data_end,
+		.ifindex = ctx->ingress_ifindex,
+	};
+	__u32 target = 0, verdict;
+
+	f.len = f.data_end - f.data;
+	if (f.data + sizeof(struct ethhdr) <= f.data_end) {
+		frame_l3(&f);
+		if (f.proto == ETH_P_8021Q || f.proto == ETH_P_8021AD) {
+			struct vlan_hdr *vh = f.l3;
+
+			/* A truncated tag, or an 802.1ad tag on a bridge
+			 * that filters 802.1Q: leave it to the TC stage. */
+			if ((void *)(vh + 1) > f.data_end ||
+			    (cfg_vlan_filtering && f.proto != ETH_P_8021Q))
+				return XDP_PASS;
+			f.tagged = 1;
+			f.vid = bpf_ntohs(vh->h_vlan_TCI) & VLAN_VID_MASK;
+			f.proto = bpf_ntohs(vh->h_vlan_encapsulated_proto);
+			f.l3 = vh + 1;
+		}
+	}
+
+	verdict = xdpnet_decide(&f, &target, XDPNET_STAGE_XDP);
+	if (verdict != XDPNET_C_XDP_REDIRECT) {
+		/* Counted here only when the XDP stage's reason is its own;
+		 * the TC stage counts the final verdict. */
+		if (verdict >= XDPNET_C_XDP_DEFER_CSUM &&
+		    verdict <= XDPNET_C_XDP_DEFER_REFRESH)
+			xdpnet_count(f.ifindex, verdict, f.len);
+		return XDP_PASS;
+	}
+	xdpnet_count(f.ifindex, XDPNET_C_XDP_REDIRECT, f.len);
+	xdpnet_count(target, XDPNET_C_RX_REDIRECTED, f.len);
+	return bpf_redirect_map(&tx_ports, target, XDP_PASS);
+}
+
+SEC("tc")
+int xdpnet_tc(struct __sk_buff *skb)
+{
+	struct xdpnet_frame f = {
+		.ctx = skb,
+		.data = (void *)(long)skb->data,
+		.data_end = (void *)(long)skb->data_end,
+		.ifindex = skb->ifindex,
+		.len = skb->len,
+	};
+	__u32 target = 0, verdict;
+	long ret;
+
+	/* The stack has already moved an outer VLAN tag into skb metadata. */
+	if (skb->vlan_present) {
+		if (cfg_vlan_filtering &&
+		    skb->vlan_proto != bpf_htons(ETH_P_8021Q)) {
+			xdpnet_count(f.ifindex, XDPNET_C_PASS_VLAN, f.len);
+			return TC_ACT_OK;
+		}
+		f.tagged = 1;
+		f.vid = skb->vlan_tci & VLAN_VID_MASK;
+	}
+	if (f.data + sizeof(struct ethhdr) <= f.data_end)
+		frame_l3(&f);
+
+	verdict = xdpnet_decide(&f, &target, XDPNET_STAGE_TC);
+	if (verdict != XDPNET_C_TC_REDIRECT) {
+		xdpnet_count(f.ifindex, verdict, f.len);
+		return TC_ACT_OK;
+	}
+	ret = bpf_redirect(target, 0);
+	if (ret != TC_ACT_REDIRECT) {
+		xdpnet_count(f.ifindex, XDPNET_C_DROP_REDIRECT_ERR, f.len);
+		return TC_ACT_OK;
+	}
+	xdpnet_count(f.ifindex, XDPNET_C_TC_REDIRECT, f.len);
+	xdpnet_count(target, XDPNET_C_RX_REDIRECTED, f.len);
+	return TC_ACT_REDIRECT;
+}
+
+/*
+ * Redirect failures happen after our program returned; the xdp
+ * tracepoints see them. They fire for every XDP user on the host: count
+ * only those that concern our ports.
+ */
+SEC("tp_btf/xdp_redirect_err")
+int BPF_PROG(xdpnet_redirect_err, const struct net_device *dev,
+	     const struct bpf_prog *xdp, const void *tgt, int err,
+	     enum bpf_map_type map_type, __u32 map_id, __u32 index)
+{
+	__u32 ifindex = BPF_CORE_READ(dev, ifindex);
+
+	if (bpf_map_lookup_elem(&ports, &ifindex))
+		xdpnet_count(ifindex, XDPNET_C_DROP_REDIRECT_ERR, 0);
+	return 0;
+}
+
+SEC("tp_btf/xdp_devmap_xmit")
+int BPF_PROG(xdpnet_devmap_xmit, const struct net_device *from_dev,
+	     const struct net_device *to_dev, int sent, int drops, int err)
+{
+	__u32 ifindex = BPF_CORE_READ(to_dev, ifindex);
+	struct xdpnet_stats *s;
+
+	if (drops <= 0 || !bpf_map_lookup_elem(&ports, &ifindex))
+		return 0;
+	s = bpf_map_lookup_elem(&stats, &ifindex);
+	if (s)
+		s->c[XDPNET_C_DROP_XMIT_ERR].packets += drops;
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

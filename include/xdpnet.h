@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Types and constants shared by the BPF datapath (bpf/) and user space
+ * (user/, tests/). Defined once, fixed-size types only.
+ *
+ * BPF includes this after vmlinux.h; user space after <linux/types.h>.
+ */
+#ifndef XDPNET_H
+#define XDPNET_H
+
+#define XDPNET_PIN_ROOT "/sys/fs/bpf/xdpnet"
+
+/* Map sizes. */
+#define XDPNET_MAX_PORTS 1024
+#define XDPNET_MAX_FDB 16384
+#define XDPNET_MAX_VLANS 16384
+
+/* Frames larger than this never take the XDP stage: they may be running
+ * in generic XDP (skb-backed, checksum state kept) and an in-place
+ * checksum completion would then be wrong. One page minus tun's headroom
+ * and skb_shared_info is about 3.5 KB; stay below it. */
+#define XDPNET_XDP_MAX_FRAME 3072
+
+/* FDB key: MAC and VLAN (0 when the bridge does not filter VLANs). */
+struct xdpnet_fdb_key {
+	__u8 mac[6];
+	__u16 vid;
+};
+
+enum xdpnet_fdb_flags {
+	XDPNET_FDB_LEARNED = 1 << 0, /* learned by the datapath */
+	XDPNET_FDB_SEEDED = 1 << 1, /* copied from the bridge's FDB */
+	XDPNET_FDB_LOCAL = 1 << 2, /* the host's own address: never bypassed */
+	XDPNET_FDB_STATIC = 1 << 3, /* static in the bridge: never moves */
+};
+
+struct xdpnet_fdb_val {
+	__u32 ifindex; /* port the MAC lives behind */
+	__u32 flags; /* enum xdpnet_fdb_flags */
+	__u64 seen_ns; /* last frame from this MAC (bpf_ktime_get_ns) */
+	__u64 bridge_ns; /* last frame from this MAC handed to the bridge */
+};
+
+enum xdpnet_port_flags {
+	XDPNET_PORT_XDP_TARGET = 1 << 0, /* may receive XDP redirects */
+	XDPNET_PORT_ISOLATED = 1 << 1, /* bridge port "isolated" */
+	XDPNET_PORT_LEARNING = 1 << 2, /* bridge port learns */
+	XDPNET_PORT_LOCKED = 1 << 3, /* bridge port "locked": never bypassed */
+	XDPNET_PORT_XDP = 1 << 4, /* the XDP stage runs on this port */
+};
+
+/* Per attached port, keyed by ifindex. */
+struct xdpnet_port {
+	__u32 ifindex;
+	__u32 flags; /* enum xdpnet_port_flags */
+	__u16 pvid; /* untagged frames belong to this VLAN (0: none) */
+	__u16 pad[3];
+};
+
+/* VLAN membership of a port, when the bridge filters VLANs. */
+struct xdpnet_vlan_key {
+	__u32 ifindex;
+	__u16 vid;
+	__u16 pad;
+};
+
+enum xdpnet_vlan_flags {
+	XDPNET_VLAN_UNTAGGED = 1 << 0, /* egress untagged */
+};
+
+struct xdpnet_vlan_val {
+	__u32 flags;
+};
+
+/*
+ * Per-port counters, by verdict. The XDP_DEFER_* reasons count frames the
+ * XDP stage handed on to the TC stage (they are seen again there); every
+ * other counter is a final verdict for the frame on that port.
+ */
+enum xdpnet_ctr {
+	XDPNET_C_XDP_REDIRECT, /* redirected by the XDP stage */
+	XDPNET_C_TC_REDIRECT, /* redirected by the TC stage */
+	XDPNET_C_RX_REDIRECTED, /* redirected INTO this port (by any port) */
+	/* handed to the bridge (TC_ACT_OK), by reason */
+	XDPNET_C_PASS_MCAST, /* broadcast / multicast destination */
+	XDPNET_C_PASS_UNKNOWN, /* destination not in the FDB */
+	XDPNET_C_PASS_LOCAL, /* destination is the host (bridge or port MAC) */
+	XDPNET_C_PASS_HAIRPIN, /* destination behind the ingress port */
+	XDPNET_C_PASS_NOT_ATTACHED, /* destination port not attached */
+	XDPNET_C_PASS_VLAN, /* VLAN not allowed, or tagging differs */
+	XDPNET_C_PASS_ISOLATED, /* both ports isolated / port locked */
+	XDPNET_C_PASS_REFRESH, /* keeps the bridge's FDB entry alive */
+	XDPNET_C_PASS_MALFORMED, /* runt, truncated VLAN header */
+	/* XDP stage handed the frame to the TC stage, by reason */
+	XDPNET_C_XDP_DEFER_CSUM, /* L4 checksum neither valid nor completable */
+	XDPNET_C_XDP_DEFER_SIZE, /* over MTU or over XDPNET_XDP_MAX_FRAME */
+	XDPNET_C_XDP_DEFER_TARGET, /* target port cannot take XDP frames */
+	XDPNET_C_XDP_DEFER_PROTO, /* not ARP, TCP/UDP/ICMP over IPv4/IPv6, or a fragment */
+	XDPNET_C_XDP_DEFER_REFRESH, /* the TC stage hands it to the bridge */
+	/* dropped, by reason */
+	XDPNET_C_DROP_REDIRECT_ERR, /* redirect failed (counted on the ingress port) */
+	XDPNET_C_DROP_XMIT_ERR, /* XDP frames the target could not take */
+	XDPNET_C_MAX,
+};
+
+struct xdpnet_ctr_val {
+	__u64 packets;
+	__u64 bytes;
+};
+
+struct xdpnet_stats {
+	struct xdpnet_ctr_val c[XDPNET_C_MAX];
+};
+
+#endif /* XDPNET_H */
