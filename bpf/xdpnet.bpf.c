@@ -20,7 +20,8 @@
 #include "xdpnet.h"
 #include "xdpnet_decide.h"
 
-#define TC_ACT_OK 0
+/* Not ours: let the next tc program, then the bridge, have it. */
+#define TC_ACT_UNSPEC (-1)
 #define TC_ACT_REDIRECT 7
 
 static __always_inline void frame_l3(struct xdpnet_frame *f)
@@ -92,7 +93,7 @@ int xdpnet_tc(struct __sk_buff *skb)
 		if (cfg_vlan_filtering &&
 		    skb->vlan_proto != bpf_htons(ETH_P_8021Q)) {
 			xdpnet_count(f.ifindex, XDPNET_C_PASS_VLAN, f.len);
-			return TC_ACT_OK;
+			return TC_ACT_UNSPEC;
 		}
 		f.tagged = 1;
 		f.vid = skb->vlan_tci & VLAN_VID_MASK;
@@ -103,12 +104,12 @@ int xdpnet_tc(struct __sk_buff *skb)
 	verdict = xdpnet_decide(&f, &target, XDPNET_STAGE_TC);
 	if (verdict != XDPNET_C_TC_REDIRECT) {
 		xdpnet_count(f.ifindex, verdict, f.len);
-		return TC_ACT_OK;
+		return TC_ACT_UNSPEC;
 	}
 	ret = bpf_redirect(target, 0);
 	if (ret != TC_ACT_REDIRECT) {
 		xdpnet_count(f.ifindex, XDPNET_C_DROP_REDIRECT_ERR, f.len);
-		return TC_ACT_OK;
+		return TC_ACT_UNSPEC;
 	}
 	xdpnet_count(f.ifindex, XDPNET_C_TC_REDIRECT, f.len);
 	xdpnet_count(target, XDPNET_C_RX_REDIRECTED, f.len);

@@ -30,6 +30,13 @@ const volatile __u8 cfg_vlan_filtering = 0;
 const volatile __u8 cfg_learning = 1;
 
 struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xdpnet_meta);
+} meta SEC(".maps");
+
+struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, XDPNET_MAX_FDB);
 	__type(key, struct xdpnet_fdb_key);
@@ -50,7 +57,11 @@ struct {
 	__type(value, struct xdpnet_vlan_val);
 } vlans SEC(".maps");
 
-/* Ports that may receive XDP redirects (taps). */
+/*
+ * Every attached port. The kernel removes a device from a devmap when it
+ * goes away, so this is also the datapath's view of which ports are alive:
+ * a tap that vanished with its VM is never a redirect target.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_DEVMAP_HASH);
 	__uint(max_entries, XDPNET_MAX_PORTS);
@@ -205,7 +216,7 @@ static __always_inline __u32 xdpnet_decide(struct xdpnet_frame *f,
 	if (dst->ifindex == f->ifindex)
 		return XDPNET_C_PASS_HAIRPIN;
 	out = bpf_map_lookup_elem(&ports, &dst->ifindex);
-	if (!out)
+	if (!out || !bpf_map_lookup_elem(&tx_ports, &dst->ifindex))
 		return XDPNET_C_PASS_NOT_ATTACHED;
 	if ((in->flags & out->flags & XDPNET_PORT_ISOLATED) ||
 	    (out->flags & XDPNET_PORT_LOCKED))
@@ -239,8 +250,7 @@ static __always_inline __u32 xdpnet_decide(struct xdpnet_frame *f,
 	if (stage == XDPNET_STAGE_TC)
 		return XDPNET_C_TC_REDIRECT;
 
-	if (!(out->flags & XDPNET_PORT_XDP_TARGET) ||
-	    !bpf_map_lookup_elem(&tx_ports, &dst->ifindex))
+	if (!(out->flags & XDPNET_PORT_XDP_TARGET))
 		return XDPNET_C_XDP_DEFER_TARGET;
 	mtu = 0;
 	if (bpf_check_mtu(f->ctx, dst->ifindex, &mtu, 0, 0))

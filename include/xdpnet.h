@@ -3,12 +3,17 @@
  * Types and constants shared by the BPF datapath (bpf/) and user space
  * (user/, tests/). Defined once, fixed-size types only.
  *
- * BPF includes this after vmlinux.h; user space after <linux/types.h>.
+ * BPF includes this after vmlinux.h, which already has the __u* types.
  */
 #ifndef XDPNET_H
 #define XDPNET_H
 
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
 #define XDPNET_PIN_ROOT "/sys/fs/bpf/xdpnet"
+#define XDPNET_VERSION_STR "0.1.0"
 
 /* Map sizes. */
 #define XDPNET_MAX_PORTS 1024
@@ -47,6 +52,21 @@ enum xdpnet_port_flags {
 	XDPNET_PORT_LEARNING = 1 << 2, /* bridge port learns */
 	XDPNET_PORT_LOCKED = 1 << 3, /* bridge port "locked": never bypassed */
 	XDPNET_PORT_XDP = 1 << 4, /* the XDP stage runs on this port */
+	XDPNET_PORT_VETH = 1 << 5, /* a veth (else a tap) */
+	XDPNET_PORT_OWN_CLSACT = 1 << 6, /* xdpnet created the clsact qdisc */
+};
+
+/* Why a port is carried by the TC stage only (user space's record). */
+enum xdpnet_tc_reason {
+	XDPNET_TCR_NONE, /* XDP stage runs here */
+	XDPNET_TCR_MODE, /* attached with --mode tc */
+	XDPNET_TCR_FOREIGN_XDP, /* another XDP program owns the port */
+	XDPNET_TCR_XDP_FAILED, /* the kernel refused native XDP here */
+};
+
+enum xdpnet_hook {
+	XDPNET_HOOK_TCX = 1, /* tcx link */
+	XDPNET_HOOK_CLSACT = 2, /* clsact qdisc filter (kernels before tcx) */
 };
 
 /* Per attached port, keyed by ifindex. */
@@ -54,7 +74,24 @@ struct xdpnet_port {
 	__u32 ifindex;
 	__u32 flags; /* enum xdpnet_port_flags */
 	__u16 pvid; /* untagged frames belong to this VLAN (0: none) */
-	__u16 pad[3];
+	__u8 tc_reason; /* enum xdpnet_tc_reason */
+	__u8 hook; /* enum xdpnet_hook */
+	__u32 foreign_prog_id; /* XDPNET_TCR_FOREIGN_XDP: that program */
+};
+
+enum xdpnet_mode {
+	XDPNET_MODE_TC = 1,
+	XDPNET_MODE_XDP = 2,
+};
+
+/* What an attach chose, kept in the pinned "meta" map (one entry). */
+struct xdpnet_meta {
+	__u32 bridge_ifindex;
+	__u32 mode; /* enum xdpnet_mode */
+	__u64 refresh_ns; /* bridge FDB keep-alive interval */
+	__u64 attached_at; /* seconds since the epoch */
+	__u32 vlan_filtering;
+	__u32 version;
 };
 
 /* VLAN membership of a port, when the bridge filters VLANs. */

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include "xdpnet.h"
+#include "util.h"
+#include "cli.h"
+
+/* Which options each command takes. */
+enum {
+	O_MODE = 1 << 0,
+	O_JSON = 1 << 1,
+	O_FOLLOW = 1 << 2,
+};
+
+static const struct cmd_def {
+	const char *name;
+	enum xn_cmd cmd;
+	int bridge; /* 1: required, 2: optional, 0: none */
+	int opts;
+	const char *args;
+	const char *help;
+} cmds[] = {
+	{ "attach", XN_CMD_ATTACH, 1, O_MODE | O_FOLLOW,
+	  "BRIDGE [--mode tc|xdp] [--follow]",
+	  "bypass the bridge between its tap/veth ports" },
+	{ "detach", XN_CMD_DETACH, 1, 0, "BRIDGE",
+	  "remove everything xdpnet set up for BRIDGE" },
+	{ "status", XN_CMD_STATUS, 2, O_JSON, "[BRIDGE] [--json]",
+	  "ports, stages, program ids, FDB size, counters" },
+	{ "fdb", XN_CMD_FDB, 1, O_JSON, "BRIDGE [--json]",
+	  "the forwarding table as the datapath sees it" },
+	{ "help", XN_CMD_HELP, 0, 0, "", "this text" },
+	{ "version", XN_CMD_VERSION, 0, 0, "", "print the version" },
+};
+
+static const struct opt_def {
+	struct option lo;
+	int mask; /* O_*: the commands that take it are checked per command */
+	const char *help;
+} opt_defs[] = {
+	{ { "mode", required_argument, NULL, 'm' }, O_MODE,
+	  "tc (default) or xdp: where frames are redirected" },
+	{ { "json", no_argument, NULL, 'j' }, O_JSON, "machine-readable output" },
+	{ { "follow", no_argument, NULL, 'f' }, O_FOLLOW,
+	  "stay in the foreground, attach ports as they join the bridge" },
+	{ { "verbose", no_argument, NULL, 'v' }, 0,
+	  "more detail (twice: libbpf debug log)" },
+	{ { "help", no_argument, NULL, 'h' }, 0, "this text" },
+};
+
+#define N_CMDS (sizeof(cmds) / sizeof(cmds[0]))
+#define N_OPTS (sizeof(opt_defs) / sizeof(opt_defs[0]))
+
+void xn_usage(FILE *f)
+{
+	unsigned int i;
+
+	fputs("usage: xdpnet COMMAND [ARGS]\n\ncommands:\n", f);
+	for (i = 0; i < N_CMDS; i++)
+		fprintf(f, "  %-8s %-34s %s\n", cmds[i].name, cmds[i].args,
+			cmds[i].help);
+	fputs("\noptions:\n", f);
+	for (i = 0; i < N_OPTS; i++)
+		fprintf(f, "  -%c, --%-10s %s\n", opt_defs[i].lo.val,
+			opt_defs[i].lo.name, opt_defs[i].help);
+	fputs("\nexit codes: 0 ok, 1 failed (rolled back), 2 usage, 3 no such "
+	      "bridge, 4 not permitted, 5 BPF not supported, 6 bpffs "
+	      "unavailable, 7 not attached\n",
+	      f);
+}
+
+static int fail(char *err, size_t len, const char *fmt, const char *arg)
+{
+	snprintf(err, len, fmt, arg);
+	return XN_EUSAGE;
+}
+
+int xn_parse_args(int argc, char **argv, struct xn_opts *o, char *err,
+		  size_t errlen)
+{
+	struct option lopts[N_OPTS + 1];
+	const struct cmd_def *cmd = NULL;
+	int c, given = 0;
+	unsigned int i;
+
+	memset(o, 0, sizeof(*o));
+	memset(lopts, 0, sizeof(lopts));
+	for (i = 0; i < N_OPTS; i++)
+		lopts[i] = opt_defs[i].lo;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+m:jfvh", lopts, NULL)) != -1 ||
+	       optind < argc) {
+		if (c == -1) {
+			/* A non-option: the command, then its operand. */
+			const char *a = argv[optind++];
+
+			if (!cmd) {
+				for (i = 0; i < N_CMDS; i++)
+					if (!strcmp(a, cmds[i].name))
+						cmd = &cmds[i];
+				if (!cmd)
+					return fail(err, errlen,
+						    "unknown command '%s' (try "
+						    "'xdpnet help')",
+						    a);
+			} else if (!o->bridge && cmd->bridge) {
+				o->bridge = a;
+			} else {
+				return fail(err, errlen,
+					    "unexpected argument '%s'", a);
+			}
+			continue;
+		}
+		switch (c) {
+		case 'm':
+			given |= O_MODE;
+			if (!strcmp(optarg, "tc"))
+				o->mode = XDPNET_MODE_TC;
+			else if (!strcmp(optarg, "xdp"))
+				o->mode = XDPNET_MODE_XDP;
+			else
+				return fail(err, errlen,
+					    "--mode must be tc or xdp, not '%s'",
+					    optarg);
+			break;
+		case 'j':
+			given |= O_JSON;
+			o->json = 1;
+			break;
+		case 'f':
+			given |= O_FOLLOW;
+			o->follow = 1;
+			break;
+		case 'v':
+			o->verbose++;
+			break;
+		case 'h':
+			o->cmd = XN_CMD_HELP;
+			return 0;
+		case ':':
+			return fail(err, errlen, "option '%s' needs a value",
+				    argv[optind - 1]);
+		default:
+			return fail(err, errlen, "unknown option '%s'",
+				    argv[optind - 1]);
+		}
+	}
+	if (!cmd)
+		return fail(err, errlen, "%s",
+			    "no command given (try 'xdpnet help')");
+	o->cmd = cmd->cmd;
+	if (given & ~cmd->opts)
+		return fail(err, errlen, "option not valid for '%s'",
+			    cmd->name);
+	if (cmd->bridge == 1 && !o->bridge)
+		return fail(err, errlen, "'%s' needs a BRIDGE", cmd->name);
+	if (o->bridge && !xn_valid_ifname(o->bridge))
+		return fail(err, errlen, "'%s' is not a valid interface name",
+			    o->bridge);
+	if (o->cmd == XN_CMD_ATTACH && !o->mode)
+		o->mode = XDPNET_MODE_TC;
+	return 0;
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Command line: a table of commands and options, parsed into xn_opts. */
+#ifndef XN_CLI_H
+#define XN_CLI_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+enum xn_cmd {
+	XN_CMD_NONE,
+	XN_CMD_ATTACH,
+	XN_CMD_DETACH,
+	XN_CMD_STATUS,
+	XN_CMD_FDB,
+	XN_CMD_HELP,
+	XN_CMD_VERSION,
+};
+
+struct xn_opts {
+	enum xn_cmd cmd;
+	const char *bridge; /* NULL: all (status only) */
+	unsigned int mode; /* enum xdpnet_mode; 0 = not given */
+	int json;
+	int verbose;
+	int follow; /* attach --follow: stay and track ports */
+};
+
+/* Returns 0, or XN_EUSAGE with a one-line message in err. */
+int xn_parse_args(int argc, char **argv, struct xn_opts *o, char *err,
+		  size_t errlen);
+void xn_usage(FILE *f);
+
+#endif

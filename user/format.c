@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <stdio.h>
+#include <string.h>
+#include "format.h"
+
+static const char *const ctr_names[XDPNET_C_MAX] = {
+	[XDPNET_C_XDP_REDIRECT] = "xdp_redirect",
+	[XDPNET_C_TC_REDIRECT] = "tc_redirect",
+	[XDPNET_C_RX_REDIRECTED] = "rx_redirected",
+	[XDPNET_C_PASS_MCAST] = "pass_mcast",
+	[XDPNET_C_PASS_UNKNOWN] = "pass_unknown",
+	[XDPNET_C_PASS_LOCAL] = "pass_local",
+	[XDPNET_C_PASS_HAIRPIN] = "pass_hairpin",
+	[XDPNET_C_PASS_NOT_ATTACHED] = "pass_not_attached",
+	[XDPNET_C_PASS_VLAN] = "pass_vlan",
+	[XDPNET_C_PASS_ISOLATED] = "pass_isolated",
+	[XDPNET_C_PASS_REFRESH] = "pass_refresh",
+	[XDPNET_C_PASS_MALFORMED] = "pass_malformed",
+	[XDPNET_C_XDP_DEFER_CSUM] = "xdp_defer_csum",
+	[XDPNET_C_XDP_DEFER_SIZE] = "xdp_defer_size",
+	[XDPNET_C_XDP_DEFER_TARGET] = "xdp_defer_target",
+	[XDPNET_C_XDP_DEFER_PROTO] = "xdp_defer_proto",
+	[XDPNET_C_XDP_DEFER_REFRESH] = "xdp_defer_refresh",
+	[XDPNET_C_DROP_REDIRECT_ERR] = "drop_redirect_err",
+	[XDPNET_C_DROP_XMIT_ERR] = "drop_xmit_err",
+};
+
+const char *xn_ctr_name(unsigned int ctr)
+{
+	return ctr < XDPNET_C_MAX ? ctr_names[ctr] : NULL;
+}
+
+int xn_ctr_from_name(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < XDPNET_C_MAX; i++)
+		if (ctr_names[i] && !strcmp(ctr_names[i], name))
+			return i;
+	return -1;
+}
+
+void xn_format_mac(const __u8 *m, char buf[18])
+{
+	snprintf(buf, 18, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2],
+		 m[3], m[4], m[5]);
+}
+
+int xn_parse_mac(const char *s, __u8 mac[6])
+{
+	unsigned int b[6];
+	char tail;
+	int i;
+
+	if (strlen(s) != 17 ||
+	    sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3],
+		   &b[4], &b[5], &tail) != 6)
+		return -1;
+	for (i = 0; i < 6; i++) {
+		if (s[i * 3 + 2] != ':' && i < 5)
+			return -1;
+		mac[i] = b[i];
+	}
+	return 0;
+}
+
+void xn_sum_stats(const struct xdpnet_stats *percpu, int ncpu,
+		  struct xdpnet_stats *out)
+{
+	int cpu, i;
+
+	memset(out, 0, sizeof(*out));
+	for (cpu = 0; cpu < ncpu; cpu++)
+		for (i = 0; i < XDPNET_C_MAX; i++) {
+			out->c[i].packets += percpu[cpu].c[i].packets;
+			out->c[i].bytes += percpu[cpu].c[i].bytes;
+		}
+}
+
+const char *xn_mode_name(__u32 mode)
+{
+	switch (mode) {
+	case XDPNET_MODE_TC:
+		return "tc";
+	case XDPNET_MODE_XDP:
+		return "xdp";
+	default:
+		return "?";
+	}
+}
+
+const char *xn_tc_reason_text(__u8 reason)
+{
+	switch (reason) {
+	case XDPNET_TCR_NONE:
+		return "";
+	case XDPNET_TCR_MODE:
+		return "mode tc";
+	case XDPNET_TCR_FOREIGN_XDP:
+		return "another XDP program is attached";
+	case XDPNET_TCR_XDP_FAILED:
+		return "native XDP refused by the driver";
+	default:
+		return "?";
+	}
+}
+
+const char *xn_hook_name(__u8 hook)
+{
+	switch (hook) {
+	case XDPNET_HOOK_TCX:
+		return "tcx";
+	case XDPNET_HOOK_CLSACT:
+		return "clsact";
+	default:
+		return "?";
+	}
+}
+
+void xn_json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static const struct {
+	__u32 flag;
+	const char *name;
+} fdb_flags[] = {
+	{ XDPNET_FDB_LEARNED, "learned" },
+	{ XDPNET_FDB_SEEDED, "seeded" },
+	{ XDPNET_FDB_LOCAL, "local" },
+	{ XDPNET_FDB_STATIC, "static" },
+};
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+int xn_verbose_counters = 1;
+
+static __u64 age_ms(__u64 now_ns, __u64 seen_ns)
+{
+	return seen_ns && now_ns > seen_ns ? (now_ns - seen_ns) / 1000000 : 0;
+}
+
+void xn_print_fdb(FILE *f, const char *bridge, const struct xn_fdb_row *rows,
+		  int n, __u64 now_ns, int json)
+{
+	char mac[18];
+	unsigned int j;
+	int i;
+
+	if (json) {
+		fputs("{\"bridge\":", f);
+		xn_json_str(f, bridge);
+		fputs(",\"entries\":[", f);
+	} else {
+		fprintf(f, "%-17s %4s %-15s %7s %10s %s\n", "mac", "vlan",
+			"port", "ifindex", "age_ms", "flags");
+	}
+	for (i = 0; i < n; i++) {
+		const struct xn_fdb_row *r = &rows[i];
+		int first = 1;
+
+		xn_format_mac(r->key.mac, mac);
+		if (!json) {
+			fprintf(f, "%-17s %4u %-15s %7u %10llu ", mac,
+				r->key.vid, r->port[0] ? r->port : "-",
+				r->val.ifindex,
+				(unsigned long long)age_ms(now_ns,
+							   r->val.seen_ns));
+			for (j = 0; j < ARRAY_SIZE(fdb_flags); j++)
+				if (r->val.flags & fdb_flags[j].flag) {
+					fprintf(f, "%s%s", first ? "" : ",",
+						fdb_flags[j].name);
+					first = 0;
+				}
+			fputc('\n', f);
+			continue;
+		}
+		fprintf(f, "%s{\"mac\":\"%s\",\"vlan\":%u,\"port\":", i ? "," : "",
+			mac, r->key.vid);
+		xn_json_str(f, r->port);
+		fprintf(f, ",\"ifindex\":%u,\"flags\":[", r->val.ifindex);
+		for (j = 0; j < ARRAY_SIZE(fdb_flags); j++)
+			if (r->val.flags & fdb_flags[j].flag) {
+				fprintf(f, "%s\"%s\"", first ? "" : ",",
+					fdb_flags[j].name);
+				first = 0;
+			}
+		fprintf(f, "],\"age_ms\":%llu}",
+			(unsigned long long)age_ms(now_ns, r->val.seen_ns));
+	}
+	if (json)
+		fputs("]}\n", f);
+}
+
+static void print_port_json(FILE *f, const struct xn_port_row *p)
+{
+	unsigned int i;
+
+	fputs("{\"name\":", f);
+	xn_json_str(f, p->name);
+	fprintf(f, ",\"ifindex\":%u,\"kind\":\"%s\",\"xdp\":%s,\"tc_reason\":",
+		p->port.ifindex,
+		p->port.flags & XDPNET_PORT_VETH ? "veth" : "tap",
+		p->port.flags & XDPNET_PORT_XDP ? "true" : "false");
+	xn_json_str(f, xn_tc_reason_text(p->port.tc_reason));
+	fprintf(f,
+		",\"xdp_target\":%s,\"hook\":\"%s\",\"tc_prog_id\":%u,"
+		"\"xdp_prog_id\":%u,\"foreign_xdp_prog_id\":%u,"
+		"\"counters\":{",
+		p->port.flags & XDPNET_PORT_XDP_TARGET ? "true" : "false",
+		xn_hook_name(p->port.hook), p->tc_prog_id, p->xdp_prog_id,
+		p->port.foreign_prog_id);
+	for (i = 0; i < XDPNET_C_MAX; i++)
+		fprintf(f, "%s\"%s\":{\"packets\":%llu,\"bytes\":%llu}",
+			i ? "," : "", xn_ctr_name(i),
+			(unsigned long long)p->st.c[i].packets,
+			(unsigned long long)p->st.c[i].bytes);
+	fputs("}}", f);
+}
+
+static __u64 sum_range(const struct xdpnet_stats *st, int from, int to)
+{
+	__u64 n = 0;
+	int i;
+
+	for (i = from; i <= to; i++)
+		n += st->c[i].packets;
+	return n;
+}
+
+static void print_port_text(FILE *f, const struct xn_port_row *p)
+{
+	const struct xdpnet_stats *st = &p->st;
+	const char *why = xn_tc_reason_text(p->port.tc_reason);
+	char stage[96];
+	unsigned int i;
+
+	if (p->port.flags & XDPNET_PORT_XDP)
+		snprintf(stage, sizeof(stage), "xdp+tc%s",
+			 p->port.flags & XDPNET_PORT_XDP_TARGET
+				 ? ""
+				 : " (veth: XDP redirects into it go via tc)");
+	else
+		snprintf(stage, sizeof(stage), "tc (%s)", why);
+	fprintf(f, "  %-15s ifindex %-5u %-4s %s, %s prog %u", p->name,
+		p->port.ifindex,
+		p->port.flags & XDPNET_PORT_VETH ? "veth" : "tap", stage,
+		xn_hook_name(p->port.hook), p->tc_prog_id);
+	if (p->xdp_prog_id)
+		fprintf(f, ", xdp prog %u", p->xdp_prog_id);
+	if (p->port.foreign_prog_id)
+		fprintf(f, ", foreign xdp prog %u", p->port.foreign_prog_id);
+	fprintf(f,
+		"\n    bypass: xdp %llu pkts, tc %llu pkts; into port %llu pkts;"
+		" to bridge %llu pkts; xdp->tc %llu; drops %llu\n",
+		(unsigned long long)st->c[XDPNET_C_XDP_REDIRECT].packets,
+		(unsigned long long)st->c[XDPNET_C_TC_REDIRECT].packets,
+		(unsigned long long)st->c[XDPNET_C_RX_REDIRECTED].packets,
+		(unsigned long long)sum_range(st, XDPNET_C_PASS_MCAST,
+					      XDPNET_C_PASS_MALFORMED),
+		(unsigned long long)sum_range(st, XDPNET_C_XDP_DEFER_CSUM,
+					      XDPNET_C_XDP_DEFER_REFRESH),
+		(unsigned long long)sum_range(st, XDPNET_C_DROP_REDIRECT_ERR,
+					      XDPNET_C_DROP_XMIT_ERR));
+	if (!xn_verbose_counters)
+		return;
+	for (i = 0; i < XDPNET_C_MAX; i++)
+		if (st->c[i].packets)
+			fprintf(f, "    %-18s %12llu pkts %14llu bytes\n",
+				xn_ctr_name(i),
+				(unsigned long long)st->c[i].packets,
+				(unsigned long long)st->c[i].bytes);
+}
+
+void xn_print_status(FILE *f, const struct xn_bridge_status *b, int n,
+		     int json)
+{
+	int i, j;
+
+	if (json)
+		fputs("{\"bridges\":[", f);
+	for (i = 0; i < n; i++) {
+		const struct xn_bridge_status *s = &b[i];
+
+		if (json) {
+			fprintf(f, "%s{\"bridge\":", i ? "," : "");
+			xn_json_str(f, s->name);
+			fprintf(f,
+				",\"ifindex\":%u,\"mode\":\"%s\","
+				"\"vlan_filtering\":%s,\"refresh_ms\":%llu,"
+				"\"attached_at\":%llu,\"fdb_entries\":%d,"
+				"\"tracing\":%s",
+				s->meta.bridge_ifindex,
+				xn_mode_name(s->meta.mode),
+				s->meta.vlan_filtering ? "true" : "false",
+				(unsigned long long)s->meta.refresh_ns /
+					1000000,
+				(unsigned long long)s->meta.attached_at,
+				s->fdb_entries, s->note_set ? "false" : "true");
+			fputs(",\"ports\":[", f);
+			for (j = 0; j < s->nports; j++) {
+				if (j)
+					fputc(',', f);
+				print_port_json(f, &s->ports[j]);
+			}
+			fputs("]}", f);
+			continue;
+		}
+		fprintf(f,
+			"%s: mode %s, %d port%s, fdb %d entr%s, vlan filtering "
+			"%s, bridge fdb keep-alive every %llu ms\n",
+			s->name, xn_mode_name(s->meta.mode), s->nports,
+			s->nports == 1 ? "" : "s", s->fdb_entries,
+			s->fdb_entries == 1 ? "y" : "ies",
+			s->meta.vlan_filtering ? "on" : "off",
+			(unsigned long long)s->meta.refresh_ns / 1000000);
+		if (s->note_set)
+			fputs("  note: redirect-error tracepoints are not "
+			      "attached; XDP transmit drops are not counted\n",
+			      f);
+		for (j = 0; j < s->nports; j++)
+			print_port_text(f, &s->ports[j]);
+	}
+	if (json)
+		fputs("]}\n", f);
+}

@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Netlink with libnl: dumps go through one helper (xn_nl_dump) and every
+ * message through a parser of its own (xn_parse_*), which the unit tests
+ * feed with recorded messages.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/if_bridge.h>
+#include <linux/if_link.h>
+#include <linux/neighbour.h>
+#include <linux/rtnetlink.h>
+#include <netlink/netlink.h>
+#include <netlink/msg.h>
+#include <netlink/attr.h>
+#include <netlink/route/link.h>
+#include "nl.h"
+
+/* libnl's own error codes, as errno values. */
+static int nle_errno(int nle)
+{
+	switch (nle < 0 ? -nle : nle) {
+	case NLE_PERM:
+		return -EPERM;
+	case NLE_NODEV:
+	case NLE_OBJ_NOTFOUND:
+		return -ENODEV;
+	case NLE_NOMEM:
+		return -ENOMEM;
+	case NLE_OPNOTSUPP:
+		return -EOPNOTSUPP;
+	default:
+		return -EIO;
+	}
+}
+
+static void copy_str(char *dst, size_t len, struct nlattr *a)
+{
+	if (!a)
+		return;
+	nla_strlcpy(dst, a, len);
+}
+
+int xn_parse_link(const struct nlmsghdr *cnlh, struct xn_link *out)
+{
+	struct nlmsghdr *nlh = (struct nlmsghdr *)cnlh;
+	struct nlattr *tb[IFLA_MAX + 1], *li[IFLA_INFO_MAX + 1];
+	struct ifinfomsg *ifi;
+
+	if (nlh->nlmsg_type != RTM_NEWLINK)
+		return 1;
+	if (!nlmsg_valid_hdr(nlh, sizeof(*ifi)) ||
+	    nlmsg_parse(nlh, sizeof(*ifi), tb, IFLA_MAX, NULL) < 0)
+		return -EINVAL;
+	ifi = nlmsg_data(nlh);
+	memset(out, 0, sizeof(*out));
+	out->ifindex = ifi->ifi_index;
+	out->flags = ifi->ifi_flags;
+	copy_str(out->name, sizeof(out->name), tb[IFLA_IFNAME]);
+	if (tb[IFLA_MASTER])
+		out->master = nla_get_u32(tb[IFLA_MASTER]);
+	if (tb[IFLA_MTU])
+		out->mtu = nla_get_u32(tb[IFLA_MTU]);
+	if (tb[IFLA_ADDRESS] && nla_len(tb[IFLA_ADDRESS]) == 6)
+		memcpy(out->mac, nla_data(tb[IFLA_ADDRESS]), 6);
+	if (tb[IFLA_XDP]) {
+		struct nlattr *xdp[IFLA_XDP_MAX + 1];
+
+		if (nla_parse_nested(xdp, IFLA_XDP_MAX, tb[IFLA_XDP], NULL) <
+		    0)
+			return -EINVAL;
+		if (xdp[IFLA_XDP_PROG_ID])
+			out->xdp_prog_id = nla_get_u32(xdp[IFLA_XDP_PROG_ID]);
+	}
+	if (!tb[IFLA_LINKINFO])
+		return 0;
+	if (nla_parse_nested(li, IFLA_INFO_MAX, tb[IFLA_LINKINFO], NULL) < 0)
+		return -EINVAL;
+	copy_str(out->kind, sizeof(out->kind), li[IFLA_INFO_KIND]);
+	if (!strcmp(out->kind, "bridge") && li[IFLA_INFO_DATA]) {
+		struct nlattr *br[IFLA_BR_MAX + 1];
+
+		if (nla_parse_nested(br, IFLA_BR_MAX, li[IFLA_INFO_DATA],
+				     NULL) < 0)
+			return -EINVAL;
+		if (br[IFLA_BR_VLAN_FILTERING])
+			out->vlan_filtering =
+				nla_get_u8(br[IFLA_BR_VLAN_FILTERING]);
+		if (br[IFLA_BR_AGEING_TIME])
+			out->ageing_time_cs =
+				nla_get_u32(br[IFLA_BR_AGEING_TIME]);
+	}
+	if (li[IFLA_INFO_SLAVE_KIND] && li[IFLA_INFO_SLAVE_DATA] &&
+	    !strcmp(nla_get_string(li[IFLA_INFO_SLAVE_KIND]), "bridge")) {
+		struct nlattr *bp[IFLA_BRPORT_MAX + 1];
+
+		if (nla_parse_nested(bp, IFLA_BRPORT_MAX,
+				     li[IFLA_INFO_SLAVE_DATA], NULL) < 0)
+			return -EINVAL;
+		out->is_port = 1;
+		if (bp[IFLA_BRPORT_STATE])
+			out->stp_state = nla_get_u8(bp[IFLA_BRPORT_STATE]);
+		if (bp[IFLA_BRPORT_LEARNING])
+			out->learning = nla_get_u8(bp[IFLA_BRPORT_LEARNING]);
+		if (bp[IFLA_BRPORT_ISOLATED])
+			out->isolated = nla_get_u8(bp[IFLA_BRPORT_ISOLATED]);
+		if (bp[IFLA_BRPORT_LOCKED])
+			out->locked = nla_get_u8(bp[IFLA_BRPORT_LOCKED]);
+	}
+	return 0;
+}
+
+int xn_parse_fdb(const struct nlmsghdr *cnlh, struct xn_fdb_entry *out)
+{
+	struct nlmsghdr *nlh = (struct nlmsghdr *)cnlh;
+	struct nlattr *tb[NDA_MAX + 1];
+	struct ndmsg *ndm;
+
+	if (nlh->nlmsg_type != RTM_NEWNEIGH)
+		return 1;
+	if (!nlmsg_valid_hdr(nlh, sizeof(*ndm)) ||
+	    nlmsg_parse(nlh, sizeof(*ndm), tb, NDA_MAX, NULL) < 0)
+		return -EINVAL;
+	ndm = nlmsg_data(nlh);
+	if (ndm->ndm_family != AF_BRIDGE)
+		return 1;
+	if (!tb[NDA_LLADDR] || nla_len(tb[NDA_LLADDR]) != 6)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	memcpy(out->mac, nla_data(tb[NDA_LLADDR]), 6);
+	out->ifindex = ndm->ndm_ifindex;
+	out->state = ndm->ndm_state;
+	out->flags = ndm->ndm_flags;
+	if (tb[NDA_VLAN])
+		out->vid = nla_get_u16(tb[NDA_VLAN]);
+	if (tb[NDA_MASTER])
+		out->master = nla_get_u32(tb[NDA_MASTER]);
+	return 0;
+}
+
+int xn_parse_vlans(const struct nlmsghdr *cnlh, struct xn_vlan *out, int max)
+{
+	struct nlmsghdr *nlh = (struct nlmsghdr *)cnlh;
+	struct nlattr *tb[IFLA_MAX + 1], *a;
+	struct ifinfomsg *ifi;
+	int n = 0, rem;
+	__u16 begin = 0;
+
+	if (nlh->nlmsg_type != RTM_NEWLINK)
+		return -EINVAL;
+	if (!nlmsg_valid_hdr(nlh, sizeof(*ifi)) ||
+	    nlmsg_parse(nlh, sizeof(*ifi), tb, IFLA_MAX, NULL) < 0)
+		return -EINVAL;
+	ifi = nlmsg_data(nlh);
+	if (!tb[IFLA_AF_SPEC])
+		return 0;
+	nla_for_each_nested(a, tb[IFLA_AF_SPEC], rem)
+	{
+		struct bridge_vlan_info *vi;
+		__u16 vid;
+
+		if (nla_type(a) != IFLA_BRIDGE_VLAN_INFO)
+			continue;
+		if (nla_len(a) < (int)sizeof(*vi))
+			return -EINVAL;
+		vi = nla_data(a);
+		if (vi->flags & BRIDGE_VLAN_INFO_RANGE_BEGIN) {
+			begin = vi->vid;
+			continue;
+		}
+		vid = (vi->flags & BRIDGE_VLAN_INFO_RANGE_END) ? begin
+							       : vi->vid;
+		if (vid == 0 || vid > vi->vid || vi->vid >= 4095)
+			return -EINVAL;
+		for (; vid <= vi->vid; vid++) {
+			if (n >= max)
+				return n;
+			out[n].ifindex = ifi->ifi_index;
+			out[n].vid = vid;
+			out[n].flags = vi->flags & (BRIDGE_VLAN_INFO_PVID |
+						    BRIDGE_VLAN_INFO_UNTAGGED);
+			n++;
+		}
+		begin = 0;
+	}
+	return n;
+}
+
+struct dump_ctx {
+	int (*cb)(const struct nlmsghdr *nlh, void *arg);
+	void *arg;
+	int err;
+};
+
+static int dump_valid(struct nl_msg *msg, void *arg)
+{
+	struct dump_ctx *d = arg;
+	int err;
+
+	if (d->err)
+		return NL_SKIP;
+	err = d->cb(nlmsg_hdr(msg), d->arg);
+	if (err < 0)
+		d->err = err;
+	return NL_OK;
+}
+
+/*
+ * One request and its answer. family/type select the dump; ifindex != 0
+ * asks for one link (RTM_GETLINK) instead of a dump; extmask adds
+ * IFLA_EXT_MASK.
+ */
+static int xn_nl_dump(int type, int family, __u32 ifindex, __u32 extmask,
+		      int (*cb)(const struct nlmsghdr *, void *), void *arg)
+{
+	struct dump_ctx d = { .cb = cb, .arg = arg };
+	struct nl_sock *sk;
+	struct nl_msg *msg;
+	int err;
+
+	sk = nl_socket_alloc();
+	if (!sk)
+		return -ENOMEM;
+	err = nl_connect(sk, NETLINK_ROUTE);
+	if (err < 0)
+		goto out_sock;
+	msg = nlmsg_alloc_simple(type, ifindex ? 0 : NLM_F_DUMP);
+	if (!msg) {
+		err = -ENOMEM;
+		goto out_sock;
+	}
+	if (type == RTM_GETNEIGH) {
+		struct ndmsg ndm = { .ndm_family = family };
+
+		err = nlmsg_append(msg, &ndm, sizeof(ndm), NLMSG_ALIGNTO);
+	} else {
+		struct ifinfomsg ifi = { .ifi_family = family,
+					 .ifi_index = ifindex };
+
+		err = nlmsg_append(msg, &ifi, sizeof(ifi), NLMSG_ALIGNTO);
+		if (!err && extmask)
+			err = nla_put_u32(msg, IFLA_EXT_MASK, extmask);
+	}
+	if (err < 0)
+		goto out_msg;
+	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, dump_valid, &d);
+	err = nl_send_auto(sk, msg);
+	if (err >= 0)
+		err = nl_recvmsgs_default(sk);
+	if (err < 0)
+		err = nle_errno(err);
+	else
+		err = d.err;
+out_msg:
+	nlmsg_free(msg);
+out_sock:
+	nl_socket_free(sk);
+	return err;
+}
+
+struct vec {
+	void *items;
+	int n, cap;
+	size_t size;
+	__u32 filter; /* bridge ifindex */
+};
+
+static void *vec_push(struct vec *v)
+{
+	if (v->n == v->cap) {
+		int cap = v->cap ? v->cap * 2 : 16;
+		void *p = realloc(v->items, cap * v->size);
+
+		if (!p)
+			return NULL;
+		v->items = p;
+		v->cap = cap;
+	}
+	return (char *)v->items + v->size * v->n++;
+}
+
+static int link_one(const struct nlmsghdr *nlh, void *arg)
+{
+	struct xn_link *l = arg;
+
+	return xn_parse_link(nlh, l) < 0 ? -EINVAL : 0;
+}
+
+int xn_get_link_by_index(__u32 ifindex, struct xn_link *out)
+{
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	err = xn_nl_dump(RTM_GETLINK, AF_UNSPEC, ifindex, 0, link_one, out);
+	if (err)
+		return err;
+	return out->ifindex ? 0 : -ENODEV;
+}
+
+int xn_get_link(const char *name, struct xn_link *out)
+{
+	struct rtnl_link *link = NULL;
+	struct nl_sock *sk;
+	int err, ifindex = 0;
+
+	/* libnl-route resolves the name; our parser reads the details. */
+	sk = nl_socket_alloc();
+	if (!sk)
+		return -ENOMEM;
+	err = nl_connect(sk, NETLINK_ROUTE);
+	if (!err)
+		err = rtnl_link_get_kernel(sk, 0, name, &link);
+	if (!err) {
+		ifindex = rtnl_link_get_ifindex(link);
+		rtnl_link_put(link);
+	}
+	nl_socket_free(sk);
+	if (err < 0)
+		return nle_errno(err);
+	return xn_get_link_by_index(ifindex, out);
+}
+
+static int port_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct vec *v = arg;
+	struct xn_link l, *p;
+
+	if (xn_parse_link(nlh, &l))
+		return 0;
+	if (!l.is_port || l.master != v->filter)
+		return 0;
+	p = vec_push(v);
+	if (!p)
+		return -ENOMEM;
+	*p = l;
+	return 0;
+}
+
+int xn_list_ports(__u32 bridge_ifindex, struct xn_link **out, int *n)
+{
+	struct vec v = { .size = sizeof(struct xn_link),
+			 .filter = bridge_ifindex };
+	int err = xn_nl_dump(RTM_GETLINK, AF_UNSPEC, 0, 0, port_cb, &v);
+
+	if (err) {
+		free(v.items);
+		return err;
+	}
+	*out = v.items;
+	*n = v.n;
+	return 0;
+}
+
+static int fdb_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct vec *v = arg;
+	struct xn_fdb_entry e, *p;
+
+	if (xn_parse_fdb(nlh, &e))
+		return 0;
+	/* Entries of the bridge: on the bridge itself, or with it as master. */
+	if (e.ifindex != v->filter && e.master != v->filter)
+		return 0;
+	p = vec_push(v);
+	if (!p)
+		return -ENOMEM;
+	*p = e;
+	return 0;
+}
+
+int xn_dump_fdb(__u32 bridge_ifindex, struct xn_fdb_entry **out, int *n)
+{
+	struct vec v = { .size = sizeof(struct xn_fdb_entry),
+			 .filter = bridge_ifindex };
+	int err = xn_nl_dump(RTM_GETNEIGH, AF_BRIDGE, 0, 0, fdb_cb, &v);
+
+	if (err) {
+		free(v.items);
+		return err;
+	}
+	*out = v.items;
+	*n = v.n;
+	return 0;
+}
+
+static int vlan_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct vec *v = arg;
+	struct xn_link l;
+	struct xn_vlan tmp[64];
+	int n, i;
+
+	/* AF_BRIDGE link dumps carry IFLA_MASTER for ports. */
+	if (xn_parse_link(nlh, &l) || l.master != v->filter)
+		return 0;
+	n = xn_parse_vlans(nlh, tmp, 64);
+	if (n < 0)
+		return n;
+	for (i = 0; i < n; i++) {
+		struct xn_vlan *p = vec_push(v);
+
+		if (!p)
+			return -ENOMEM;
+		*p = tmp[i];
+	}
+	return 0;
+}
+
+int xn_dump_vlans(__u32 bridge_ifindex, struct xn_vlan **out, int *n)
+{
+	struct vec v = { .size = sizeof(struct xn_vlan),
+			 .filter = bridge_ifindex };
+	int err = xn_nl_dump(RTM_GETLINK, AF_BRIDGE, 0,
+			     RTEXT_FILTER_BRVLAN_COMPRESSED, vlan_cb, &v);
+
+	if (err) {
+		free(v.items);
+		return err;
+	}
+	*out = v.items;
+	*n = v.n;
+	return 0;
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Netlink (libnl-3, libnl-route-3): bridges, ports, VLANs, the bridge FDB. */
+#ifndef XN_NL_H
+#define XN_NL_H
+
+#include <linux/types.h>
+#include <net/if.h>
+#include <linux/netlink.h>
+
+struct xn_link {
+	__u32 ifindex;
+	char name[IF_NAMESIZE];
+	char kind[16]; /* IFLA_INFO_KIND: "bridge", "tun", "veth", ... */
+	__u32 master; /* IFLA_MASTER, 0 if none */
+	__u32 mtu;
+	__u32 flags; /* IFF_* */
+	__u8 mac[6];
+	__u32 xdp_prog_id; /* IFLA_XDP_PROG_ID, 0 if none */
+	/* bridge device (kind "bridge") */
+	__u32 vlan_filtering;
+	__u32 ageing_time_cs; /* IFLA_BR_AGEING_TIME, centiseconds */
+	/* bridge port (IFLA_INFO_SLAVE_KIND "bridge") */
+	int is_port;
+	__u8 stp_state; /* BR_STATE_* */
+	__u8 learning;
+	__u8 isolated;
+	__u8 locked;
+};
+
+struct xn_fdb_entry {
+	__u8 mac[6];
+	__u16 vid; /* NDA_VLAN, 0 if absent */
+	__u32 ifindex; /* ndm_ifindex: the port */
+	__u32 master; /* NDA_MASTER, 0 if absent */
+	__u16 state; /* ndm_state: NUD_PERMANENT (local), NUD_NOARP (static) */
+	__u8 flags; /* ndm_flags: NTF_SELF, NTF_MASTER, ... */
+};
+
+struct xn_vlan {
+	__u32 ifindex;
+	__u16 vid;
+	__u16 flags; /* BRIDGE_VLAN_INFO_PVID | BRIDGE_VLAN_INFO_UNTAGGED */
+};
+
+/* Parsers for single messages: 0 on success, -EINVAL if malformed, 1 if
+ * the message is of another kind (not to be used). */
+int xn_parse_link(const struct nlmsghdr *nlh, struct xn_link *out);
+int xn_parse_fdb(const struct nlmsghdr *nlh, struct xn_fdb_entry *out);
+/* AF_BRIDGE RTM_NEWLINK with IFLA_AF_SPEC (RTEXT_FILTER_BRVLAN): up to max
+ * entries into out (ranges expanded); returns the count or -EINVAL. */
+int xn_parse_vlans(const struct nlmsghdr *nlh, struct xn_vlan *out, int max);
+
+/* Kernel queries. Return 0 or a negative errno. */
+int xn_get_link(const char *name, struct xn_link *out); /* -ENODEV */
+int xn_get_link_by_index(__u32 ifindex, struct xn_link *out);
+/* All ports of a bridge; *out is malloc'ed. */
+int xn_list_ports(__u32 bridge_ifindex, struct xn_link **out, int *n);
+int xn_dump_fdb(__u32 bridge_ifindex, struct xn_fdb_entry **out, int *n);
+int xn_dump_vlans(__u32 bridge_ifindex, struct xn_vlan **out, int *n);
+
+#endif
