@@ -37,11 +37,22 @@ int xdpnet_xdp(struct xdp_md *ctx)
 {
 	struct xdpnet_frame f = {
 		.ctx = ctx,
-		.data = (void *)(long)ctx->data,
-		.data_end = (void *)(long)ctx->data_end,
 		.ifindex = ctx->ingress_ifindex,
 	};
 	__u32 target = 0, verdict;
+
+	/*
+	 * tun's native path (tun_build_skb, tun_xdp_one) runs XDP on a buffer
+	 * without room for metadata; generic XDP, which runs on an skb and
+	 * redirects that skb with its checksum state, has it. Probing for it
+	 * tells the two apart (see xdpnet_csum.h for why that matters).
+	 */
+	if (!bpf_xdp_adjust_meta(ctx, -4)) {
+		f.skb_backed = 1;
+		bpf_xdp_adjust_meta(ctx, 4);
+	}
+	f.data = (void *)(long)ctx->data;
+	f.data_end = (void *)(long)ctx->data_end;
 
 	f.len = f.data_end - f.data;
 	if (f.data + sizeof(struct ethhdr) <= f.data_end) {

@@ -12,6 +12,12 @@
  * it exactly as the kernel would (skb_checksum_help), or give up (the
  * frame goes to the TC stage, which keeps the checksum state).
  *
+ * Completing is only right where the redirect really drops the offload
+ * state: an xdp_buff redirect. Generic (skb-backed) XDP redirects the skb
+ * and keeps CHECKSUM_PARTIAL, and a completed field would then be summed a
+ * second time by whoever finishes the checksum (a guest that forwards the
+ * packet, for one). The caller says which via may_complete.
+ *
  * All sums are in native byte order (RFC 1071: one's complement sums are
  * byte-order independent as long as loads and stores agree).
  */
@@ -51,8 +57,8 @@ struct {
  * keeps the verifier's work linear. Returns -1 when the region does not
  * lie inside the frame.
  */
-static __always_inline int csum_region(struct xdp_md *ctx, __u32 off,
-				       __u32 len, __u64 *sum)
+static __always_inline int csum_region(struct xdp_md *ctx, __u32 off, __u32 len,
+				       __u64 *sum)
 {
 	struct xdpnet_scratch *sc;
 	__u32 zero = 0, n, i;
@@ -97,12 +103,15 @@ static __always_inline int csum_region(struct xdp_md *ctx, __u32 off,
 /*
  * l4: start of the L4 header, l4len its length with payload, proto the IP
  * protocol, pseudo the unfolded pseudo-header sum (0: none, ICMPv4).
- * Returns 0 when the frame is safe to redirect (possibly after completing
- * its checksum in place), else the XDP_DEFER_* counter.
+ * may_complete: a partial checksum may be completed in place. Returns 0
+ * when the frame is safe to redirect (possibly after completing its
+ * checksum), else the XDP_DEFER_* counter.
  */
 static __always_inline __u32 csum_prove_l4(struct xdp_md *ctx, void *data,
-					   void *l4, __u32 l4len, void *data_end,
-					   __u8 proto, __u64 pseudo, int v4)
+					   void *l4, __u32 l4len,
+					   void *data_end, __u8 proto,
+					   __u64 pseudo, int v4,
+					   int may_complete)
 {
 	__u32 off, hlen;
 	__u16 *field, fixed;
@@ -137,7 +146,8 @@ static __always_inline __u32 csum_prove_l4(struct xdp_md *ctx, void *data,
 		return XDPNET_C_XDP_DEFER_PROTO;
 	if (csum_fold64(sum + pseudo) == 0xffff)
 		return 0; /* complete and valid as it stands */
-	if (proto == IPPROTO_ICMP || *field != csum_fold64(pseudo))
+	if (!may_complete || proto == IPPROTO_ICMP ||
+	    *field != csum_fold64(pseudo))
 		return XDPNET_C_XDP_DEFER_CSUM;
 	/* Partial checksum: the field holds the pseudo-header sum. */
 	fixed = ~csum_fold64(sum);
@@ -148,7 +158,8 @@ static __always_inline __u32 csum_prove_l4(struct xdp_md *ctx, void *data,
 }
 
 static __always_inline __u32 xdpnet_csum_ipv4(struct xdp_md *ctx, void *data,
-					      void *l3, void *data_end)
+					      void *l3, void *data_end,
+					      int may_complete)
 {
 	struct iphdr *ip = l3;
 	__u32 ihl, tot;
@@ -169,12 +180,13 @@ static __always_inline __u32 xdpnet_csum_ipv4(struct xdp_md *ctx, void *data,
 		pseudo = (__u64)ip->saddr + ip->daddr +
 			 bpf_htons((__u16)ip->protocol) +
 			 bpf_htons((__u16)(tot - ihl));
-	return csum_prove_l4(ctx, data, l3 + ihl, tot - ihl, data_end, ip->protocol,
-			     pseudo, 1);
+	return csum_prove_l4(ctx, data, l3 + ihl, tot - ihl, data_end,
+			     ip->protocol, pseudo, 1, may_complete);
 }
 
 static __always_inline __u32 xdpnet_csum_ipv6(struct xdp_md *ctx, void *data,
-					      void *l3, void *data_end)
+					      void *l3, void *data_end,
+					      int may_complete)
 {
 	struct ipv6hdr *ip6 = l3;
 	__u32 *a, plen, i;
@@ -192,8 +204,8 @@ static __always_inline __u32 xdpnet_csum_ipv6(struct xdp_md *ctx, void *data,
 	for (i = 0; i < 8; i++)
 		pseudo += a[i];
 	pseudo += bpf_htons((__u16)plen) + bpf_htons((__u16)ip6->nexthdr);
-	return csum_prove_l4(ctx, data, l3 + sizeof(*ip6), plen, data_end, ip6->nexthdr,
-			     pseudo, 0);
+	return csum_prove_l4(ctx, data, l3 + sizeof(*ip6), plen, data_end,
+			     ip6->nexthdr, pseudo, 0, may_complete);
 }
 
 #endif /* XDPNET_CSUM_H */

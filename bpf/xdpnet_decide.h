@@ -78,15 +78,16 @@ struct {
 
 /* The frame as an entry point sees it. */
 struct xdpnet_frame {
-	void *ctx; /* struct xdp_md or struct __sk_buff */
+	void *ctx;  /* struct xdp_md or struct __sk_buff */
 	void *data; /* Ethernet header */
 	void *data_end;
-	void *l3; /* after the Ethernet header and any in-band VLAN tag */
+	void *l3;      /* after the Ethernet header and any in-band VLAN tag */
 	__u32 ifindex; /* ingress port */
-	__u32 len; /* whole frame, bytes */
-	__u16 proto; /* EtherType after the VLAN tag, host order */
-	__u16 vid; /* VLAN of a tagged frame */
+	__u32 len;     /* whole frame, bytes */
+	__u16 proto;   /* EtherType after the VLAN tag, host order */
+	__u16 vid;     /* VLAN of a tagged frame */
 	__u8 tagged; /* frame carries a VLAN tag (in-band or in skb metadata) */
+	__u8 skb_backed; /* XDP: generic (skb-backed) XDP, see xdpnet_xdp() */
 };
 
 static __always_inline void xdpnet_count(__u32 ifindex, __u32 ctr, __u32 len)
@@ -152,25 +153,31 @@ xdpnet_learn(const struct ethhdr *eth, __u32 ifindex, __u16 vid,
  * checksum must be valid as it stands, or be a partial checksum that we
  * complete here. Returns 0 when safe, else the XDP_DEFER_* counter.
  */
-static __always_inline __u32 xdpnet_xdp_safe(struct xdpnet_frame *f)
+static __always_inline __u32 xdpnet_xdp_safe(struct xdpnet_frame *f,
+					     const struct xdpnet_port *in)
 {
+	/* A veth redirects an xdp_buff even for skbs: the state is dropped. */
+	int may_complete = !f->skb_backed || (in->flags & XDPNET_PORT_VETH);
+
 	if (f->len > XDPNET_XDP_MAX_FRAME)
 		return XDPNET_C_XDP_DEFER_SIZE;
 	if (f->proto == ETH_P_ARP)
 		return 0;
 	if (f->proto == ETH_P_IP)
-		return xdpnet_csum_ipv4(f->ctx, f->data, f->l3, f->data_end);
+		return xdpnet_csum_ipv4(f->ctx, f->data, f->l3, f->data_end,
+					may_complete);
 	if (f->proto == ETH_P_IPV6)
-		return xdpnet_csum_ipv6(f->ctx, f->data, f->l3, f->data_end);
+		return xdpnet_csum_ipv6(f->ctx, f->data, f->l3, f->data_end,
+					may_complete);
 	return XDPNET_C_XDP_DEFER_PROTO;
 }
 
 /*
  * Decide what happens to a frame. Returns the counter that names the
  * verdict for the given stage (a constant at each call site, so each entry
- * point only carries its own branches): XDPNET_C_XDP_REDIRECT / XDPNET_C_TC_REDIRECT with *target set,
- * a PASS_* reason (hand to the bridge), or an XDP_DEFER_* reason (XDP
- * stage: hand to the TC stage).
+ * point only carries its own branches): XDPNET_C_XDP_REDIRECT /
+ * XDPNET_C_TC_REDIRECT with *target set, a PASS_* reason (hand to the bridge),
+ * or an XDP_DEFER_* reason (XDP stage: hand to the TC stage).
  */
 static __always_inline __u32 xdpnet_decide(struct xdpnet_frame *f,
 					   __u32 *target,
@@ -256,7 +263,7 @@ static __always_inline __u32 xdpnet_decide(struct xdpnet_frame *f,
 	if (bpf_check_mtu(f->ctx, dst->ifindex, &mtu, 0, 0))
 		return XDPNET_C_XDP_DEFER_SIZE;
 	/* Last: it may complete a partial checksum in place. */
-	safe = xdpnet_xdp_safe(f);
+	safe = xdpnet_xdp_safe(f, in);
 	if (safe)
 		return safe;
 	return XDPNET_C_XDP_REDIRECT;

@@ -34,48 +34,48 @@ struct xdpnet_fdb_key {
 
 enum xdpnet_fdb_flags {
 	XDPNET_FDB_LEARNED = 1 << 0, /* learned by the datapath */
-	XDPNET_FDB_SEEDED = 1 << 1, /* copied from the bridge's FDB */
-	XDPNET_FDB_LOCAL = 1 << 2, /* the host's own address: never bypassed */
+	XDPNET_FDB_SEEDED = 1 << 1,  /* copied from the bridge's FDB */
+	XDPNET_FDB_LOCAL = 1 << 2,  /* the host's own address: never bypassed */
 	XDPNET_FDB_STATIC = 1 << 3, /* static in the bridge: never moves */
 };
 
 struct xdpnet_fdb_val {
-	__u32 ifindex; /* port the MAC lives behind */
-	__u32 flags; /* enum xdpnet_fdb_flags */
-	__u64 seen_ns; /* last frame from this MAC (bpf_ktime_get_ns) */
+	__u32 ifindex;	 /* port the MAC lives behind */
+	__u32 flags;	 /* enum xdpnet_fdb_flags */
+	__u64 seen_ns;	 /* last frame from this MAC (bpf_ktime_get_ns) */
 	__u64 bridge_ns; /* last frame from this MAC handed to the bridge */
 };
 
 enum xdpnet_port_flags {
 	XDPNET_PORT_XDP_TARGET = 1 << 0, /* may receive XDP redirects */
-	XDPNET_PORT_ISOLATED = 1 << 1, /* bridge port "isolated" */
-	XDPNET_PORT_LEARNING = 1 << 2, /* bridge port learns */
+	XDPNET_PORT_ISOLATED = 1 << 1,	 /* bridge port "isolated" */
+	XDPNET_PORT_LEARNING = 1 << 2,	 /* bridge port learns */
 	XDPNET_PORT_LOCKED = 1 << 3, /* bridge port "locked": never bypassed */
-	XDPNET_PORT_XDP = 1 << 4, /* the XDP stage runs on this port */
-	XDPNET_PORT_VETH = 1 << 5, /* a veth (else a tap) */
+	XDPNET_PORT_XDP = 1 << 4,    /* the XDP stage runs on this port */
+	XDPNET_PORT_VETH = 1 << 5,   /* a veth (else a tap) */
 	XDPNET_PORT_OWN_CLSACT = 1 << 6, /* xdpnet created the clsact qdisc */
 };
 
 /* Why a port is carried by the TC stage only (user space's record). */
 enum xdpnet_tc_reason {
-	XDPNET_TCR_NONE, /* XDP stage runs here */
-	XDPNET_TCR_MODE, /* attached with --mode tc */
+	XDPNET_TCR_NONE,	/* XDP stage runs here */
+	XDPNET_TCR_MODE,	/* attached with --mode tc */
 	XDPNET_TCR_FOREIGN_XDP, /* another XDP program owns the port */
-	XDPNET_TCR_XDP_FAILED, /* the kernel refused native XDP here */
+	XDPNET_TCR_XDP_FAILED,	/* the kernel refused native XDP here */
 };
 
 enum xdpnet_hook {
-	XDPNET_HOOK_TCX = 1, /* tcx link */
+	XDPNET_HOOK_TCX = 1,	/* tcx link */
 	XDPNET_HOOK_CLSACT = 2, /* clsact qdisc filter (kernels before tcx) */
 };
 
 /* Per attached port, keyed by ifindex. */
 struct xdpnet_port {
 	__u32 ifindex;
-	__u32 flags; /* enum xdpnet_port_flags */
-	__u16 pvid; /* untagged frames belong to this VLAN (0: none) */
+	__u32 flags;	/* enum xdpnet_port_flags */
+	__u16 pvid;	/* untagged frames belong to this VLAN (0: none) */
 	__u8 tc_reason; /* enum xdpnet_tc_reason */
-	__u8 hook; /* enum xdpnet_hook */
+	__u8 hook;	/* enum xdpnet_hook */
 	__u32 foreign_prog_id; /* XDPNET_TCR_FOREIGN_XDP: that program */
 };
 
@@ -87,8 +87,8 @@ enum xdpnet_mode {
 /* What an attach chose, kept in the pinned "meta" map (one entry). */
 struct xdpnet_meta {
 	__u32 bridge_ifindex;
-	__u32 mode; /* enum xdpnet_mode */
-	__u64 refresh_ns; /* bridge FDB keep-alive interval */
+	__u32 mode;	   /* enum xdpnet_mode */
+	__u64 refresh_ns;  /* bridge FDB keep-alive interval */
 	__u64 attached_at; /* seconds since the epoch */
 	__u32 vlan_filtering;
 	__u32 version;
@@ -115,28 +115,30 @@ struct xdpnet_vlan_val {
  * other counter is a final verdict for the frame on that port.
  */
 enum xdpnet_ctr {
-	XDPNET_C_XDP_REDIRECT, /* redirected by the XDP stage */
-	XDPNET_C_TC_REDIRECT, /* redirected by the TC stage */
+	XDPNET_C_XDP_REDIRECT,	/* redirected by the XDP stage */
+	XDPNET_C_TC_REDIRECT,	/* redirected by the TC stage */
 	XDPNET_C_RX_REDIRECTED, /* redirected INTO this port (by any port) */
 	/* handed to the bridge (TC_ACT_OK), by reason */
-	XDPNET_C_PASS_MCAST, /* broadcast / multicast destination */
+	XDPNET_C_PASS_MCAST,   /* broadcast / multicast destination */
 	XDPNET_C_PASS_UNKNOWN, /* destination not in the FDB */
 	XDPNET_C_PASS_LOCAL, /* destination is the host (bridge or port MAC) */
-	XDPNET_C_PASS_HAIRPIN, /* destination behind the ingress port */
+	XDPNET_C_PASS_HAIRPIN,	    /* destination behind the ingress port */
 	XDPNET_C_PASS_NOT_ATTACHED, /* destination port not attached */
-	XDPNET_C_PASS_VLAN, /* VLAN not allowed, or tagging differs */
-	XDPNET_C_PASS_ISOLATED, /* both ports isolated / port locked */
-	XDPNET_C_PASS_REFRESH, /* keeps the bridge's FDB entry alive */
-	XDPNET_C_PASS_MALFORMED, /* runt, truncated VLAN header */
+	XDPNET_C_PASS_VLAN,	    /* VLAN not allowed, or tagging differs */
+	XDPNET_C_PASS_ISOLATED,	    /* both ports isolated / port locked */
+	XDPNET_C_PASS_REFRESH,	    /* keeps the bridge's FDB entry alive */
+	XDPNET_C_PASS_MALFORMED,    /* runt, truncated VLAN header */
 	/* XDP stage handed the frame to the TC stage, by reason */
 	XDPNET_C_XDP_DEFER_CSUM, /* L4 checksum neither valid nor completable */
 	XDPNET_C_XDP_DEFER_SIZE, /* over MTU or over XDPNET_XDP_MAX_FRAME */
 	XDPNET_C_XDP_DEFER_TARGET, /* target port cannot take XDP frames */
-	XDPNET_C_XDP_DEFER_PROTO, /* not ARP, TCP/UDP/ICMP over IPv4/IPv6, or a fragment */
+	XDPNET_C_XDP_DEFER_PROTO,  /* not ARP, TCP/UDP/ICMP over IPv4/IPv6, or a
+				      fragment */
 	XDPNET_C_XDP_DEFER_REFRESH, /* the TC stage hands it to the bridge */
 	/* dropped, by reason */
-	XDPNET_C_DROP_REDIRECT_ERR, /* redirect failed (counted on the ingress port) */
-	XDPNET_C_DROP_XMIT_ERR, /* XDP frames the target could not take */
+	XDPNET_C_DROP_REDIRECT_ERR, /* redirect failed (counted on the ingress
+				       port) */
+	XDPNET_C_DROP_XMIT_ERR,	    /* XDP frames the target could not take */
 	XDPNET_C_MAX,
 };
 

@@ -39,12 +39,17 @@ static const struct opt_def {
 	int mask; /* O_*: the commands that take it are checked per command */
 	const char *help;
 } opt_defs[] = {
-	{ { "mode", required_argument, NULL, 'm' }, O_MODE,
+	{ { "mode", required_argument, NULL, 'm' },
+	  O_MODE,
 	  "tc (default) or xdp: where frames are redirected" },
-	{ { "json", no_argument, NULL, 'j' }, O_JSON, "machine-readable output" },
-	{ { "follow", no_argument, NULL, 'f' }, O_FOLLOW,
+	{ { "json", no_argument, NULL, 'j' },
+	  O_JSON,
+	  "machine-readable output" },
+	{ { "follow", no_argument, NULL, 'f' },
+	  O_FOLLOW,
 	  "stay in the foreground, attach ports as they join the bridge" },
-	{ { "verbose", no_argument, NULL, 'v' }, 0,
+	{ { "verbose", no_argument, NULL, 'v' },
+	  0,
 	  "more detail (twice: libbpf debug log)" },
 	{ { "help", no_argument, NULL, 'h' }, 0, "this text" },
 };
@@ -121,9 +126,10 @@ int xn_parse_args(int argc, char **argv, struct xn_opts *o, char *err,
 			else if (!strcmp(optarg, "xdp"))
 				o->mode = XDPNET_MODE_XDP;
 			else
-				return fail(err, errlen,
-					    "--mode must be tc or xdp, not '%s'",
-					    optarg);
+				return fail(
+					err, errlen,
+					"--mode must be tc or xdp, not '%s'",
+					optarg);
 			break;
 		case 'j':
 			given |= O_JSON;

@@ -19,7 +19,7 @@ enum xn_cmd {
 struct xn_opts {
 	enum xn_cmd cmd;
 	const char *bridge; /* NULL: all (status only) */
-	unsigned int mode; /* enum xdpnet_mode; 0 = not given */
+	unsigned int mode;  /* enum xdpnet_mode; 0 = not given */
 	int json;
 	int verbose;
 	int follow; /* attach --follow: stay and track ports */

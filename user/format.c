@@ -187,7 +187,8 @@ void xn_print_fdb(FILE *f, const char *bridge, const struct xn_fdb_row *rows,
 			fputc('\n', f);
 			continue;
 		}
-		fprintf(f, "%s{\"mac\":\"%s\",\"vlan\":%u,\"port\":", i ? "," : "",
+		fprintf(f,
+			"%s{\"mac\":\"%s\",\"vlan\":%u,\"port\":", i ? "," : "",
 			mac, r->key.vid);
 		xn_json_str(f, r->port);
 		fprintf(f, ",\"ifindex\":%u,\"flags\":[", r->val.ifindex);
@@ -284,8 +285,7 @@ static void print_port_text(FILE *f, const struct xn_port_row *p)
 				(unsigned long long)st->c[i].bytes);
 }
 
-void xn_print_status(FILE *f, const struct xn_bridge_status *b, int n,
-		     int json)
+void xn_print_status(FILE *f, const struct xn_bridge_status *b, int n, int json)
 {
 	int i, j;
 

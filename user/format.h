@@ -21,9 +21,9 @@ int xn_parse_mac(const char *s, __u8 mac[6]); /* 0 or -1 */
 void xn_sum_stats(const struct xdpnet_stats *percpu, int ncpu,
 		  struct xdpnet_stats *out);
 
-const char *xn_mode_name(__u32 mode); /* "tc", "xdp", "?" */
+const char *xn_mode_name(__u32 mode);	    /* "tc", "xdp", "?" */
 const char *xn_tc_reason_text(__u8 reason); /* human text */
-const char *xn_hook_name(__u8 hook); /* "tcx", "clsact", "?" */
+const char *xn_hook_name(__u8 hook);	    /* "tcx", "clsact", "?" */
 
 struct xn_fdb_row {
 	struct xdpnet_fdb_key key;

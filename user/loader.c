@@ -256,8 +256,8 @@ again:
 	b->meta.attached_at = time(NULL);
 	b->meta.vlan_filtering = !!b->link.vlan_filtering;
 	b->meta.version = XDPNET_VERSION;
-	err = bpf_map_update_elem(bpf_map__fd(skel->maps.meta), &zero,
-				  &b->meta, 0);
+	err = bpf_map_update_elem(bpf_map__fd(skel->maps.meta), &zero, &b->meta,
+				  0);
 	xdpnet_bpf__destroy(skel); /* the pins hold everything */
 	if (err)
 		return XN_ERR;
@@ -296,8 +296,7 @@ static int hook_tc(struct br *b, struct xdpnet_port *port)
 		xn_debug("no tcx on this kernel, using a clsact filter");
 	}
 	{
-		DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook,
-				    .ifindex = port->ifindex,
+		DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = port->ifindex,
 				    .attach_point = BPF_TC_INGRESS);
 		DECLARE_LIBBPF_OPTS(bpf_tc_opts, opts,
 				    .handle = TC_CLSACT_HANDLE,
@@ -323,8 +322,7 @@ static void unhook_tc(struct br *b, const struct xdpnet_port *port)
 	int fd;
 
 	if (port->hook == XDPNET_HOOK_CLSACT) {
-		DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook,
-				    .ifindex = port->ifindex,
+		DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = port->ifindex,
 				    .attach_point = BPF_TC_INGRESS);
 		DECLARE_LIBBPF_OPTS(bpf_tc_opts, opts,
 				    .handle = TC_CLSACT_HANDLE,
@@ -351,8 +349,7 @@ static __u32 prog_id(int fd)
 	struct bpf_prog_info info = {};
 	__u32 len = sizeof(info);
 
-	return fd > 0 && !bpf_obj_get_info_by_fd(fd, &info, &len) ? info.id
-								    : 0;
+	return fd > 0 && !bpf_obj_get_info_by_fd(fd, &info, &len) ? info.id : 0;
 }
 
 /* Describe whoever owns XDP on a port, with libxdp (it knows dispatchers). */
@@ -529,8 +526,8 @@ static int port_sync(struct br *b, const struct xn_link *l,
 	/* The port entry goes in before the hook: the datapath only acts on
 	 * ports it finds in the map. */
 	port.tc_reason = XDPNET_TCR_MODE;
-	if (!err && bpf_map_update_elem(b->map_fd[M_PORTS], &l->ifindex,
-					&port, BPF_ANY))
+	if (!err && bpf_map_update_elem(b->map_fd[M_PORTS], &l->ifindex, &port,
+					BPF_ANY))
 		err = -errno;
 	if (!err && !had) {
 		err = hook_tc(b, &port);
@@ -688,13 +685,13 @@ static void br_teardown(const char *bridge)
 	if (!br_open_pinned(&b, bridge)) {
 		/* XDP first, then TC: each frame is bypassed or bridged. */
 		for (err = bpf_map_get_next_key(b.map_fd[M_PORTS], NULL, &key);
-		     !err; err = bpf_map_get_next_key(b.map_fd[M_PORTS], &key,
-						      &next),
+		     !err;
+		     err = bpf_map_get_next_key(b.map_fd[M_PORTS], &key, &next),
 		    key = next)
 			unhook_xdp(&b, key);
 		for (err = bpf_map_get_next_key(b.map_fd[M_PORTS], NULL, &key);
-		     !err; err = bpf_map_get_next_key(b.map_fd[M_PORTS], &key,
-						      &next),
+		     !err;
+		     err = bpf_map_get_next_key(b.map_fd[M_PORTS], &key, &next),
 		    key = next)
 			if (!bpf_map_lookup_elem(b.map_fd[M_PORTS], &key, &p))
 				unhook_tc(&b, &p);
@@ -814,8 +811,7 @@ static int follow(struct br *b)
 			char buf[8192];
 
 			/* Drain: we re-read the state, not the events. */
-			while (recv(pfd.fd, buf, sizeof(buf), MSG_DONTWAIT) >
-			       0)
+			while (recv(pfd.fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
 				;
 			usleep(100000); /* let a burst settle */
 		}

@@ -67,8 +67,7 @@ int xn_parse_link(const struct nlmsghdr *cnlh, struct xn_link *out)
 	if (tb[IFLA_XDP]) {
 		struct nlattr *xdp[IFLA_XDP_MAX + 1];
 
-		if (nla_parse_nested(xdp, IFLA_XDP_MAX, tb[IFLA_XDP], NULL) <
-		    0)
+		if (nla_parse_nested(xdp, IFLA_XDP_MAX, tb[IFLA_XDP], NULL) < 0)
 			return -EINVAL;
 		if (xdp[IFLA_XDP_PROG_ID])
 			out->xdp_prog_id = nla_get_u32(xdp[IFLA_XDP_PROG_ID]);
@@ -155,8 +154,7 @@ int xn_parse_vlans(const struct nlmsghdr *cnlh, struct xn_vlan *out, int max)
 	ifi = nlmsg_data(nlh);
 	if (!tb[IFLA_AF_SPEC])
 		return 0;
-	nla_for_each_nested(a, tb[IFLA_AF_SPEC], rem)
-	{
+	nla_for_each_nested (a, tb[IFLA_AF_SPEC], rem) {
 		struct bridge_vlan_info *vi;
 		__u16 vid;
 

@@ -11,7 +11,7 @@ struct xn_link {
 	__u32 ifindex;
 	char name[IF_NAMESIZE];
 	char kind[16]; /* IFLA_INFO_KIND: "bridge", "tun", "veth", ... */
-	__u32 master; /* IFLA_MASTER, 0 if none */
+	__u32 master;  /* IFLA_MASTER, 0 if none */
 	__u32 mtu;
 	__u32 flags; /* IFF_* */
 	__u8 mac[6];
@@ -29,11 +29,11 @@ struct xn_link {
 
 struct xn_fdb_entry {
 	__u8 mac[6];
-	__u16 vid; /* NDA_VLAN, 0 if absent */
+	__u16 vid;     /* NDA_VLAN, 0 if absent */
 	__u32 ifindex; /* ndm_ifindex: the port */
-	__u32 master; /* NDA_MASTER, 0 if absent */
+	__u32 master;  /* NDA_MASTER, 0 if absent */
 	__u16 state; /* ndm_state: NUD_PERMANENT (local), NUD_NOARP (static) */
-	__u8 flags; /* ndm_flags: NTF_SELF, NTF_MASTER, ... */
+	__u8 flags;  /* ndm_flags: NTF_SELF, NTF_MASTER, ... */
 };
 
 struct xn_vlan {

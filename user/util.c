@@ -54,16 +54,14 @@ void xn_debug(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-static int lib_print(enum libbpf_print_level level, const char *fmt,
-		     va_list ap)
+static int lib_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	if (!xn_verbose || (level == LIBBPF_DEBUG && xn_verbose < 2))
 		return 0;
 	return vfprintf(stderr, fmt, ap);
 }
 
-static int xdp_print(enum libxdp_print_level level, const char *fmt,
-		     va_list ap)
+static int xdp_print(enum libxdp_print_level level, const char *fmt, va_list ap)
 {
 	if (!xn_verbose || (level == LIBXDP_DEBUG && xn_verbose < 2))
 		return 0;

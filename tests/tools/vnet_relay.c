@@ -20,6 +20,7 @@
 #include <linux/if_tun.h>
 #include <linux/virtio_net.h>
 #include <net/if.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -60,12 +61,14 @@ struct relay {
 static struct relay g2h = { .name = "guest->host" };
 static struct relay h2g = { .name = "host->guest" };
 static volatile int exit_code;
+static int blocking; /* --blocking */
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: vnet_relay --host-tap NAME --guest-tap NAME --netns NSNAME\n"
-		"                  [--no-csum] [--no-tso] [--sndbuf N] [--pidfile PATH]\n");
+	fputs("usage: vnet_relay --host-tap NAME --guest-tap NAME --netns NS\n"
+	      "         [--no-csum] [--no-tso] [--blocking] [--sndbuf N]\n"
+	      "         [--pidfile PATH]\n",
+	      f);
 }
 
 static void __attribute__((noreturn, format(printf, 1, 2)))
@@ -103,7 +106,11 @@ static int open_tap(const char *name, unsigned int off, unsigned int *applied)
 	int hdr_len = VNET_HDR_LEN;
 	int fd;
 
-	fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
+	/* Non-blocking, as QEMU opens it: tun then builds frames straight
+	 * into an XDP buffer (native XDP); blocking writes take the skb and
+	 * generic-XDP path instead (--blocking). */
+	fd = open("/dev/net/tun",
+		  O_RDWR | O_CLOEXEC | (blocking ? 0 : O_NONBLOCK));
 	if (fd < 0)
 		die("open /dev/net/tun: %s", strerror(errno));
 	ifr.ifr_flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR;
@@ -117,7 +124,7 @@ static int open_tap(const char *name, unsigned int off, unsigned int *applied)
 	return fd;
 }
 
-static void enter_netns(const char *ns)
+static int open_netns(const char *ns)
 {
 	char path[PATH_MAX];
 	int fd;
@@ -130,9 +137,7 @@ static void enter_netns(const char *ns)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		die("netns %s: %s: %s", ns, path, strerror(errno));
-	if (setns(fd, CLONE_NEWNET))
-		die("netns %s: setns: %s", ns, strerror(errno));
-	close(fd);
+	return fd;
 }
 
 static void *relay_thread(void *arg)
@@ -145,6 +150,12 @@ static void *relay_thread(void *arg)
 		n = read(r->in_fd, r->buf, sizeof(r->buf));
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n < 0 && errno == EAGAIN) {
+			struct pollfd p = { .fd = r->in_fd, .events = POLLIN };
+
+			poll(&p, 1, -1);
+			continue;
+		}
 		if (n < 0) {
 			/* The tap is gone (e.g. its netns was deleted). */
 			fprintf(stderr, "vnet_relay: %s: read: %s\n", r->name,
@@ -164,10 +175,18 @@ static void *relay_thread(void *arg)
 			r->gso++;
 		if (hdr->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM)
 			r->needs_csum++;
-		/* A frame the other side refuses (EIO, EINVAL...) is dropped. */
+		/* A frame the other side refuses (EIO, EINVAL...) is dropped.
+		 */
 		while (write(r->out_fd, r->buf, n) < 0) {
 			if (errno == EINTR)
 				continue;
+			if (errno == EAGAIN) {
+				struct pollfd p = { .fd = r->out_fd,
+						    .events = POLLOUT };
+
+				poll(&p, 1, -1);
+				continue;
+			}
 			r->errors++;
 			r->last_errno = errno;
 			break;
@@ -178,10 +197,10 @@ static void *relay_thread(void *arg)
 
 static void print_stats(const struct relay *r)
 {
-	fprintf(stderr,
-		"vnet_relay: %s frames=%lu bytes=%lu gso=%lu needs_csum=%lu errors=%lu",
-		r->name, r->frames, r->bytes, r->gso, r->needs_csum,
-		r->errors);
+	fprintf(stderr, "vnet_relay: %s frames=%lu bytes=%lu", r->name,
+		r->frames, r->bytes);
+	fprintf(stderr, " gso=%lu needs_csum=%lu errors=%lu", r->gso,
+		r->needs_csum, r->errors);
 	if (r->last_errno)
 		fprintf(stderr, " last_error=%s", strerror(r->last_errno));
 	fputc('\n', stderr);
@@ -195,6 +214,7 @@ int main(int argc, char **argv)
 		{ "netns", required_argument, NULL, 'n' },
 		{ "no-csum", no_argument, NULL, 'c' },
 		{ "no-tso", no_argument, NULL, 't' },
+		{ "blocking", no_argument, NULL, 'b' },
 		{ "sndbuf", required_argument, NULL, 's' },
 		{ "pidfile", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
@@ -204,7 +224,7 @@ int main(int argc, char **argv)
 	unsigned int off = OFFLOAD_TSO, host_off, guest_off;
 	pthread_t tid[2];
 	long sndbuf = 0;
-	int host_fd, guest_fd, opt, sig;
+	int ns_fd, host_fd, guest_fd, opt, sig;
 	char *end;
 	sigset_t set;
 
@@ -232,6 +252,9 @@ int main(int argc, char **argv)
 			if (off)
 				off = TUN_F_CSUM;
 			break;
+		case 'b':
+			blocking = 1;
+			break;
 		case 's':
 			errno = 0;
 			sndbuf = strtol(optarg, &end, 0);
@@ -244,21 +267,19 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
-		default:
-			usage(stderr);
+		default: /* getopt_long() has said what is wrong */
 			return 2;
 		}
 	}
 	if (optind < argc)
 		die("unexpected argument '%s'", argv[optind]);
-	if (!host || !guest || !ns) {
-		usage(stderr);
+	if (!host || !guest || !ns)
 		die("--host-tap, --guest-tap and --netns are required");
-	}
 	if (!host[0] || strlen(host) >= IFNAMSIZ || !guest[0] ||
 	    strlen(guest) >= IFNAMSIZ)
 		die("tap names must be 1 to %d characters", IFNAMSIZ - 1);
 
+	ns_fd = open_netns(ns);
 	/* Host tap first, in the current netns; then move for the guest. */
 	host_fd = open_tap(host, off, &host_off);
 	if (sndbuf) {
@@ -267,9 +288,12 @@ int main(int argc, char **argv)
 		if (ioctl(host_fd, TUNSETSNDBUF, &val))
 			die("%s: TUNSETSNDBUF: %s", host, strerror(errno));
 	}
-	enter_netns(ns);
+	if (setns(ns_fd, CLONE_NEWNET))
+		die("netns %s: setns: %s", ns, strerror(errno));
+	close(ns_fd);
 	guest_fd = open_tap(guest, off, &guest_off);
-	fprintf(stderr, "vnet_relay: %s offload=0x%x, %s (netns %s) offload=0x%x\n",
+	fprintf(stderr,
+		"vnet_relay: %s offload=0x%x, %s (netns %s) offload=0x%x\n",
 		host, host_off, guest, ns, guest_off);
 
 	g2h.in_fd = guest_fd;
