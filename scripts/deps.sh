@@ -1,0 +1,25 @@
+#!/bin/sh
+# Install the Debian packages xdpnet needs to build, test and demo.
+# Idempotent: does nothing when everything is already there.
+set -eu
+
+PKGS="make gcc clang llvm pkg-config libbpf-dev libxdp-dev libnl-3-dev
+libnl-route-3-dev bpftool libcmocka-dev iproute2 iputils-ping ethtool
+iptables jq python3 iperf3 procps util-linux"
+
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" != 0 ]; then
+	echo "deps.sh: missing packages:$missing; run as root (sudo make ...)" >&2
+	exit 1
+fi
+echo "deps.sh: installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null
