@@ -92,6 +92,7 @@ struct xdpnet_meta {
 	__u64 attached_at; /* seconds since the epoch */
 	__u32 vlan_filtering;
 	__u32 version;
+	__u64 netns_ino; /* network namespace of the bridge (pins are global) */
 };
 
 /* VLAN membership of a port, when the bridge filters VLANs. */

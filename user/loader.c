@@ -143,6 +143,19 @@ static int br_open_pinned(struct br *b, const char *bridge)
 	return 0;
 }
 
+/* Pins are global, bridges live in a network namespace: tell them apart. */
+static __u64 netns_ino(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/net", &st) ? 0 : st.st_ino;
+}
+
+static int same_netns(const struct br *b)
+{
+	return !b->meta.netns_ino || b->meta.netns_ino == netns_ino();
+}
+
 static int root_check(void)
 {
 	if (geteuid() != 0) {
@@ -256,6 +269,7 @@ again:
 	b->meta.attached_at = time(NULL);
 	b->meta.vlan_filtering = !!b->link.vlan_filtering;
 	b->meta.version = XDPNET_VERSION;
+	b->meta.netns_ino = netns_ino();
 	err = bpf_map_update_elem(bpf_map__fd(skel->maps.meta), &zero, &b->meta,
 				  0);
 	xdpnet_bpf__destroy(skel); /* the pins hold everything */
@@ -738,6 +752,18 @@ int xn_detach(const struct xn_opts *o)
 		xn_info("xdpnet: %s is not attached; nothing to do", o->bridge);
 		return XN_OK;
 	}
+	{
+		struct br b = {};
+
+		if (!br_open_pinned(&b, o->bridge) && !same_netns(&b)) {
+			br_close(&b);
+			xn_err("%s belongs to a bridge named %s in another "
+			       "network namespace; detach it from there",
+			       dir, o->bridge);
+			return XN_ERR;
+		}
+		br_close(&b);
+	}
 	br_teardown(o->bridge);
 	if (!access(dir, F_OK)) {
 		xn_err("could not remove everything under %s", dir);
@@ -872,6 +898,14 @@ int xn_attach(const struct xn_opts *o)
 			free(r);
 			return XN_ERR;
 		}
+		if (!same_netns(&b)) {
+			xn_err("%s belongs to a bridge named %s in another "
+			       "network namespace",
+			       dir, b.name);
+			br_close(&b);
+			free(r);
+			return XN_ERR;
+		}
 		if (b.meta.bridge_ifindex != b.link.ifindex) {
 			xn_err("the pinned state in %s belongs to an earlier "
 			       "bridge named %s; run 'xdpnet detach %s' first",
@@ -974,6 +1008,10 @@ static int status_one(const char *bridge, struct xn_bridge_status *s)
 	memset(s, 0, sizeof(*s));
 	if (ncpu < 0 || br_open_pinned(&b, bridge))
 		return XN_ENOTATTACHED;
+	if (!same_netns(&b)) {
+		br_close(&b);
+		return XN_ENOTATTACHED;
+	}
 	snprintf(s->name, sizeof(s->name), "%s", bridge);
 	s->meta = b.meta;
 	s->fdb_entries = count_fdb(b.map_fd[M_FDB]);
@@ -1088,7 +1126,8 @@ int xn_fdb(const struct xn_opts *o)
 	err = xn_ensure_bpffs();
 	if (err)
 		return err;
-	if (br_open_pinned(&b, o->bridge)) {
+	if (br_open_pinned(&b, o->bridge) || !same_netns(&b)) {
+		br_close(&b);
 		xn_err("xdpnet is not attached to %s (try 'xdpnet attach %s')",
 		       o->bridge, o->bridge);
 		return XN_ENOTATTACHED;
