@@ -28,6 +28,9 @@ enum xdpnet_stage {
 const volatile __u64 cfg_refresh_ns = 0; /* 0: never hand frames back */
 const volatile __u8 cfg_vlan_filtering = 0;
 const volatile __u8 cfg_learning = 1;
+/* Only bypass frames whose source MAC the bridge itself has on the ingress
+ * port (it learned it after its own filters, e.g. ebtables/nwfilter). */
+const volatile __u8 cfg_strict_src = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -213,6 +216,9 @@ static __always_inline __u32 xdpnet_decide(struct xdpnet_frame *f,
 
 	if (mac_is_multicast(eth->h_dest))
 		return XDPNET_C_PASS_MCAST;
+	if (cfg_strict_src &&
+	    !(src && (src->flags & (XDPNET_FDB_SEEDED | XDPNET_FDB_STATIC))))
+		return XDPNET_C_PASS_SRC;
 	mac_copy(key.mac, eth->h_dest);
 	key.vid = vid;
 	dst = bpf_map_lookup_elem(&fdb, &key);

@@ -93,6 +93,8 @@ struct xdpnet_meta {
 	__u32 vlan_filtering;
 	__u32 version;
 	__u64 netns_ino; /* network namespace of the bridge (pins are global) */
+	__u32 strict_src; /* attach --strict */
+	__u32 pad;
 };
 
 /* VLAN membership of a port, when the bridge filters VLANs. */
@@ -128,7 +130,9 @@ enum xdpnet_ctr {
 	XDPNET_C_PASS_VLAN,	    /* VLAN not allowed, or tagging differs */
 	XDPNET_C_PASS_ISOLATED,	    /* both ports isolated / port locked */
 	XDPNET_C_PASS_REFRESH,	    /* keeps the bridge's FDB entry alive */
-	XDPNET_C_PASS_MALFORMED,    /* runt, truncated VLAN header */
+	XDPNET_C_PASS_SRC, /* --strict: source MAC not the bridge's on this port
+			    */
+	XDPNET_C_PASS_MALFORMED, /* runt, truncated VLAN header */
 	/* XDP stage handed the frame to the TC stage, by reason */
 	XDPNET_C_XDP_DEFER_CSUM, /* L4 checksum neither valid nor completable */
 	XDPNET_C_XDP_DEFER_SIZE, /* over MTU or over XDPNET_XDP_MAX_FRAME */

@@ -11,6 +11,7 @@ enum {
 	O_MODE = 1 << 0,
 	O_JSON = 1 << 1,
 	O_FOLLOW = 1 << 2,
+	O_STRICT = 1 << 3,
 };
 
 static const struct cmd_def {
@@ -21,8 +22,8 @@ static const struct cmd_def {
 	const char *args;
 	const char *help;
 } cmds[] = {
-	{ "attach", XN_CMD_ATTACH, 1, O_MODE | O_FOLLOW,
-	  "BRIDGE [--mode tc|xdp] [--follow]",
+	{ "attach", XN_CMD_ATTACH, 1, O_MODE | O_FOLLOW | O_STRICT,
+	  "BRIDGE [--mode tc|xdp] [--follow] [--strict]",
 	  "bypass the bridge between its tap/veth ports" },
 	{ "detach", XN_CMD_DETACH, 1, 0, "BRIDGE",
 	  "remove everything xdpnet set up for BRIDGE" },
@@ -48,6 +49,10 @@ static const struct opt_def {
 	{ { "follow", no_argument, NULL, 'f' },
 	  O_FOLLOW,
 	  "stay in the foreground, attach ports as they join the bridge" },
+	{ { "strict", no_argument, NULL, 's' },
+	  O_STRICT,
+	  "bypass only sources the bridge learned on that port (after its "
+	  "filters); no learning in the datapath" },
 	{ { "verbose", no_argument, NULL, 'v' },
 	  0,
 	  "more detail (twice: libbpf debug log)" },
@@ -95,7 +100,7 @@ int xn_parse_args(int argc, char **argv, struct xn_opts *o, char *err,
 		lopts[i] = opt_defs[i].lo;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+m:jfvh", lopts, NULL)) != -1 ||
+	while ((c = getopt_long(argc, argv, "+m:jfsvh", lopts, NULL)) != -1 ||
 	       optind < argc) {
 		if (c == -1) {
 			/* A non-option: the command, then its operand. */
@@ -138,6 +143,10 @@ int xn_parse_args(int argc, char **argv, struct xn_opts *o, char *err,
 		case 'f':
 			given |= O_FOLLOW;
 			o->follow = 1;
+			break;
+		case 's':
+			given |= O_STRICT;
+			o->strict = 1;
 			break;
 		case 'v':
 			o->verbose++;

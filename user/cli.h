@@ -23,6 +23,7 @@ struct xn_opts {
 	int json;
 	int verbose;
 	int follow; /* attach --follow: stay and track ports */
+	int strict; /* attach --strict: no learning, bridge-verified sources */
 };
 
 /* Returns 0, or XN_EUSAGE with a one-line message in err. */

@@ -15,6 +15,7 @@ static const char *const ctr_names[XDPNET_C_MAX] = {
 	[XDPNET_C_PASS_VLAN] = "pass_vlan",
 	[XDPNET_C_PASS_ISOLATED] = "pass_isolated",
 	[XDPNET_C_PASS_REFRESH] = "pass_refresh",
+	[XDPNET_C_PASS_SRC] = "pass_src",
 	[XDPNET_C_PASS_MALFORMED] = "pass_malformed",
 	[XDPNET_C_XDP_DEFER_CSUM] = "xdp_defer_csum",
 	[XDPNET_C_XDP_DEFER_SIZE] = "xdp_defer_size",
@@ -299,12 +300,14 @@ void xn_print_status(FILE *f, const struct xn_bridge_status *b, int n, int json)
 			xn_json_str(f, s->name);
 			fprintf(f,
 				",\"ifindex\":%u,\"mode\":\"%s\","
-				"\"vlan_filtering\":%s,\"refresh_ms\":%llu,"
+				"\"vlan_filtering\":%s,\"strict\":%s,"
+				"\"refresh_ms\":%llu,"
 				"\"attached_at\":%llu,\"fdb_entries\":%d,"
 				"\"tracing\":%s",
 				s->meta.bridge_ifindex,
 				xn_mode_name(s->meta.mode),
 				s->meta.vlan_filtering ? "true" : "false",
+				s->meta.strict_src ? "true" : "false",
 				(unsigned long long)s->meta.refresh_ns /
 					1000000,
 				(unsigned long long)s->meta.attached_at,
@@ -326,6 +329,10 @@ void xn_print_status(FILE *f, const struct xn_bridge_status *b, int n, int json)
 			s->fdb_entries == 1 ? "y" : "ies",
 			s->meta.vlan_filtering ? "on" : "off",
 			(unsigned long long)s->meta.refresh_ns / 1000000);
+		if (s->meta.strict_src)
+			fputs("  strict: only sources the bridge learned on "
+			      "the ingress port are bypassed; no learning\n",
+			      f);
 		if (s->note_set)
 			fputs("  note: redirect-error tracepoints are not "
 			      "attached; XDP transmit drops are not counted\n",

@@ -179,7 +179,7 @@ static __u64 refresh_ns_for(const struct xn_link *br)
 
 /* ---------------------------------------------------------------- load */
 
-static int load_fresh(struct br *b, unsigned int mode)
+static int load_fresh(struct br *b, unsigned int mode, int strict)
 {
 	struct xdpnet_bpf *skel;
 	struct bpf_map *maps[N_MAPS];
@@ -196,7 +196,8 @@ again:
 	}
 	skel->rodata->cfg_refresh_ns = refresh_ns_for(&b->link);
 	skel->rodata->cfg_vlan_filtering = !!b->link.vlan_filtering;
-	skel->rodata->cfg_learning = 1;
+	skel->rodata->cfg_learning = !strict;
+	skel->rodata->cfg_strict_src = !!strict;
 	if (!tracing) {
 		bpf_program__set_autoload(skel->progs.xdpnet_redirect_err, 0);
 		bpf_program__set_autoload(skel->progs.xdpnet_devmap_xmit, 0);
@@ -270,6 +271,7 @@ again:
 	b->meta.vlan_filtering = !!b->link.vlan_filtering;
 	b->meta.version = XDPNET_VERSION;
 	b->meta.netns_ino = netns_ino();
+	b->meta.strict_src = !!strict;
 	err = bpf_map_update_elem(bpf_map__fd(skel->maps.meta), &zero, &b->meta,
 				  0);
 	xdpnet_bpf__destroy(skel); /* the pins hold everything */
@@ -565,6 +567,36 @@ static int port_sync(struct br *b, const struct xn_link *l,
 	return 0;
 }
 
+/* --strict: forget seeded entries the bridge no longer has. */
+static void fdb_drop_stale(struct br *b, const struct xn_fdb_entry *e, int n)
+{
+	struct xdpnet_fdb_key k, nk, *gone;
+	struct xdpnet_fdb_val v;
+	int err, i, ngone = 0;
+
+	gone = calloc(XDPNET_MAX_FDB, sizeof(*gone));
+	if (!gone)
+		return;
+	for (err = bpf_map_get_next_key(b->map_fd[M_FDB], NULL, &k);
+	     !err && ngone < XDPNET_MAX_FDB;
+	     err = bpf_map_get_next_key(b->map_fd[M_FDB], &k, &nk), k = nk) {
+		int found = 0;
+
+		if (bpf_map_lookup_elem(b->map_fd[M_FDB], &k, &v) ||
+		    !(v.flags & XDPNET_FDB_SEEDED))
+			continue;
+		for (i = 0; i < n && !found; i++)
+			found = !memcmp(e[i].mac, k.mac, 6) &&
+				(b->link.vlan_filtering ? e[i].vid : 0) ==
+					k.vid;
+		if (!found)
+			gone[ngone++] = k;
+	}
+	for (i = 0; i < ngone; i++)
+		bpf_map_delete_elem(b->map_fd[M_FDB], &gone[i]);
+	free(gone);
+}
+
 static void fdb_seed(struct br *b, int *seeded)
 {
 	struct xn_fdb_entry *e = NULL;
@@ -596,10 +628,16 @@ static void fdb_seed(struct br *b, int *seeded)
 			flags = BPF_ANY;
 		} else {
 			v.flags = XDPNET_FDB_SEEDED;
+			/* --strict: the bridge's (filtered) view is the truth.
+			 */
+			if (b->meta.strict_src)
+				flags = BPF_ANY;
 		}
 		if (!bpf_map_update_elem(b->map_fd[M_FDB], &k, &v, flags))
 			(*seeded)++;
 	}
+	if (b->meta.strict_src)
+		fdb_drop_stale(b, e, n);
 	free(e);
 }
 
@@ -610,6 +648,8 @@ static int br_sync(struct br *b, struct sync_result *r, int quiet_skips)
 	struct xn_link *ports = NULL;
 	struct xn_vlan *vl = NULL;
 	int np = 0, nv = 0, i, err, seeded;
+	const char *fa = getenv("XDPNET_TEST_FAIL_AFTER");
+	int fail_after = fa ? atoi(fa) : -1;
 	__u32 key, next, *gone = NULL;
 	int ngone = 0;
 
@@ -643,6 +683,12 @@ static int br_sync(struct br *b, struct sync_result *r, int quiet_skips)
 			continue;
 		}
 		err = port_sync(b, &ports[i], vl, nv, r);
+		if (!err && fail_after >= 0 && r->added > fail_after) {
+			/* Tests: make a half-done attach fail here. */
+			xn_err("injected failure (XDPNET_TEST_FAIL_AFTER=%d)",
+			       fail_after);
+			err = -EIO;
+		}
 		if (err)
 			goto out;
 	}
@@ -883,7 +929,7 @@ int xn_attach(const struct xn_opts *o)
 	xn_pin_path(dir, sizeof(dir), b.name, NULL);
 	fresh = access(dir, F_OK) != 0;
 	if (fresh) {
-		err = load_fresh(&b, o->mode);
+		err = load_fresh(&b, o->mode, o->strict);
 		if (err) {
 			br_teardown(b.name);
 			free(r);
@@ -905,6 +951,14 @@ int xn_attach(const struct xn_opts *o)
 			br_close(&b);
 			free(r);
 			return XN_ERR;
+		}
+		if (!b.meta.strict_src != !o->strict) {
+			xn_err("%s is attached %s --strict; detach first to "
+			       "change that",
+			       b.name, b.meta.strict_src ? "with" : "without");
+			br_close(&b);
+			free(r);
+			return XN_EUSAGE;
 		}
 		if (b.meta.bridge_ifindex != b.link.ifindex) {
 			xn_err("the pinned state in %s belongs to an earlier "
