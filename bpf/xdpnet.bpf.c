@@ -24,6 +24,62 @@
 #define TC_ACT_UNSPEC (-1)
 #define TC_ACT_REDIRECT 7
 
+/*
+ * The latency probe (bpf/xdpnet_lat.bpf.c, loaded by "xdpnet latency on")
+ * shares these two maps. When it is off, each stage pays one array
+ * lookup per frame for them.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xdpnet_lat_ctl);
+} lat_ctl SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xdpnet_lat_cpu);
+} lat_cpu SEC(".maps");
+
+/* XDP stage entry: the arrival time of a frame the XDP stage may redirect
+ * (the probe's xdp_redirect tracepoint takes it from here). */
+static __always_inline void lat_mark_xdp(__u32 ifindex)
+{
+	struct xdpnet_lat_ctl *ctl;
+	struct xdpnet_lat_cpu *c;
+	__u32 zero = 0;
+
+	ctl = bpf_map_lookup_elem(&lat_ctl, &zero);
+	if (!ctl || !ctl->on)
+		return;
+	c = bpf_map_lookup_elem(&lat_cpu, &zero);
+	if (!c)
+		return;
+	c->xdp_ts = bpf_ktime_get_ns();
+	c->xdp_ifindex = ifindex;
+}
+
+/* TC stage redirected the frame the probe saw arrive last on this CPU: tell
+ * the probe, for kernels whose bpf_redirect() does not set skb->redirected
+ * (before Linux 6.4). */
+static __always_inline void lat_mark_tc(__u32 ifindex, __u32 target)
+{
+	struct xdpnet_lat_ctl *ctl;
+	struct xdpnet_lat_cpu *c;
+	__u32 zero = 0;
+
+	ctl = bpf_map_lookup_elem(&lat_ctl, &zero);
+	if (!ctl || !ctl->on)
+		return;
+	c = bpf_map_lookup_elem(&lat_cpu, &zero);
+	if (!c || c->rx_ifindex != ifindex)
+		return;
+	c->tc_skb = c->rx_skb;
+	c->tc_target = target;
+}
+
 static __always_inline void frame_l3(struct xdpnet_frame *f)
 {
 	struct ethhdr *eth = f->data;
@@ -41,6 +97,7 @@ int xdpnet_xdp(struct xdp_md *ctx)
 	};
 	__u32 target = 0, verdict;
 
+	lat_mark_xdp(f.ifindex);
 	/*
 	 * tun's native path (tun_build_skb, tun_xdp_one) runs XDP on a buffer
 	 * without room for metadata; generic XDP, which runs on an skb and
@@ -124,6 +181,7 @@ int xdpnet_tc(struct __sk_buff *skb)
 	}
 	xdpnet_count(f.ifindex, XDPNET_C_TC_REDIRECT, f.len);
 	xdpnet_count(target, XDPNET_C_RX_REDIRECTED, f.len);
+	lat_mark_tc(f.ifindex, target);
 	return TC_ACT_REDIRECT;
 }
 

@@ -252,7 +252,8 @@ static __always_inline __u32 xdpnet_decide(struct xdpnet_frame *f,
 	/* Let one frame per source and interval through the bridge, so that
 	 * the bridge keeps its own FDB entry for it. The TC stage does it,
 	 * the XDP stage leaves it to the TC stage. */
-	if (cfg_refresh_ns && src && now - src->bridge_ns > cfg_refresh_ns) {
+	if (cfg_refresh_ns && src &&
+	    (!src->bridge_ns || now - src->bridge_ns > cfg_refresh_ns)) {
 		if (stage == XDPNET_STAGE_XDP)
 			return XDPNET_C_XDP_DEFER_REFRESH;
 		src->bridge_ns = now;

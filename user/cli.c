@@ -98,9 +98,9 @@ int xn_parse_args(int argc, char **argv, struct xn_opts *o, char *err,
 	memset(lopts, 0, sizeof(lopts));
 	for (i = 0; i < N_OPTS; i++)
 		lopts[i] = opt_defs[i].lo;
-	optind = 1;
+	optind = 0; /* 0, not 1: also resets getopt's internal state */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+m:jfsvh", lopts, NULL)) != -1 ||
+	while ((c = getopt_long(argc, argv, "+:m:jfsvh", lopts, NULL)) != -1 ||
 	       optind < argc) {
 		if (c == -1) {
 			/* A non-option: the command, then its operand. */
@@ -157,9 +157,18 @@ int xn_parse_args(int argc, char **argv, struct xn_opts *o, char *err,
 		case ':':
 			return fail(err, errlen, "option '%s' needs a value",
 				    argv[optind - 1]);
-		default:
+		default: {
+			char shortopt[3] = { '-', (char)optopt, 0 };
+
+			/* A long option is named by its word; a short one by
+			 * optopt (it may sit inside a cluster like -xv). */
+			const char *word = argv[optind - 1];
+
 			return fail(err, errlen, "unknown option '%s'",
-				    argv[optind - 1]);
+				    !strncmp(word, "--", 2) || !optopt
+					    ? word
+					    : shortopt);
+		}
 		}
 	}
 	if (!cmd)

@@ -47,21 +47,33 @@ void xn_format_mac(const __u8 *m, char buf[18])
 		 m[3], m[4], m[5]);
 }
 
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Exactly "xx:xx:xx:xx:xx:xx", hex digits only. */
 int xn_parse_mac(const char *s, __u8 mac[6])
 {
-	unsigned int b[6];
-	char tail;
+	__u8 out[6];
 	int i;
 
-	if (strlen(s) != 17 ||
-	    sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3],
-		   &b[4], &b[5], &tail) != 6)
+	if (strlen(s) != 17)
 		return -1;
 	for (i = 0; i < 6; i++) {
-		if (s[i * 3 + 2] != ':' && i < 5)
+		int hi = hexval(s[i * 3]), lo = hexval(s[i * 3 + 1]);
+
+		if (hi < 0 || lo < 0 || (i < 5 && s[i * 3 + 2] != ':'))
 			return -1;
-		mac[i] = b[i];
+		out[i] = hi << 4 | lo;
 	}
+	memcpy(mac, out, 6);
 	return 0;
 }
 

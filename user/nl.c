@@ -35,6 +35,79 @@ static int nle_errno(int nle)
 	}
 }
 
+/*
+ * libnl's parser stops quietly at the first attribute that does not fit
+ * and, without a policy, trusts every attribute's size. Check both: every
+ * byte belongs to a whole attribute (an unpadded last one is fine), and
+ * the policies below give the minimum payload of everything we read.
+ */
+static int parse_attrs(struct nlattr **tb, int max, struct nlattr *head,
+		       int len, struct nla_policy *policy)
+{
+	struct nlattr *a;
+	int rem;
+
+	nla_for_each_attr (a, head, len, rem)
+		;
+	if (rem > 0)
+		return -EINVAL;
+	return nla_parse(tb, max, head, len, policy) < 0 ? -EINVAL : 0;
+}
+
+static int parse_nested(struct nlattr **tb, int max, struct nlattr *nest,
+			struct nla_policy *policy)
+{
+	return parse_attrs(tb, max, nla_data(nest), nla_len(nest), policy);
+}
+
+static int parse_msg(const struct nlmsghdr *cnlh, int hdrlen,
+		     struct nlattr **tb, int max, struct nla_policy *policy)
+{
+	struct nlmsghdr *nlh = (struct nlmsghdr *)cnlh;
+
+	if (!nlmsg_valid_hdr(nlh, hdrlen))
+		return -EINVAL;
+	return parse_attrs(tb, max, nlmsg_attrdata(nlh, hdrlen),
+			   nlmsg_attrlen(nlh, hdrlen), policy);
+}
+
+static struct nla_policy link_policy[IFLA_MAX + 1] = {
+	[IFLA_IFNAME] = { .type = NLA_STRING },
+	[IFLA_MASTER] = { .type = NLA_U32 },
+	[IFLA_MTU] = { .type = NLA_U32 },
+	[IFLA_LINKINFO] = { .type = NLA_NESTED },
+	[IFLA_XDP] = { .type = NLA_NESTED },
+	[IFLA_AF_SPEC] = { .type = NLA_NESTED },
+};
+
+static struct nla_policy xdp_policy[IFLA_XDP_MAX + 1] = {
+	[IFLA_XDP_PROG_ID] = { .type = NLA_U32 },
+};
+
+static struct nla_policy info_policy[IFLA_INFO_MAX + 1] = {
+	[IFLA_INFO_KIND] = { .type = NLA_STRING },
+	[IFLA_INFO_SLAVE_KIND] = { .type = NLA_STRING },
+	[IFLA_INFO_DATA] = { .type = NLA_NESTED },
+	[IFLA_INFO_SLAVE_DATA] = { .type = NLA_NESTED },
+};
+
+static struct nla_policy br_policy[IFLA_BR_MAX + 1] = {
+	[IFLA_BR_VLAN_FILTERING] = { .type = NLA_U8 },
+	[IFLA_BR_AGEING_TIME] = { .type = NLA_U32 },
+};
+
+static struct nla_policy brport_policy[IFLA_BRPORT_MAX + 1] = {
+	[IFLA_BRPORT_STATE] = { .type = NLA_U8 },
+	[IFLA_BRPORT_LEARNING] = { .type = NLA_U8 },
+	[IFLA_BRPORT_ISOLATED] = { .type = NLA_U8 },
+	[IFLA_BRPORT_LOCKED] = { .type = NLA_U8 },
+};
+
+static struct nla_policy neigh_policy[NDA_MAX + 1] = {
+	[NDA_VLAN] = { .type = NLA_U16 },
+	[NDA_MASTER] = { .type = NLA_U32 },
+};
+
 static void copy_str(char *dst, size_t len, struct nlattr *a)
 {
 	if (!a)
@@ -50,8 +123,7 @@ int xn_parse_link(const struct nlmsghdr *cnlh, struct xn_link *out)
 
 	if (nlh->nlmsg_type != RTM_NEWLINK)
 		return 1;
-	if (!nlmsg_valid_hdr(nlh, sizeof(*ifi)) ||
-	    nlmsg_parse(nlh, sizeof(*ifi), tb, IFLA_MAX, NULL) < 0)
+	if (parse_msg(nlh, sizeof(*ifi), tb, IFLA_MAX, link_policy))
 		return -EINVAL;
 	ifi = nlmsg_data(nlh);
 	memset(out, 0, sizeof(*out));
@@ -67,21 +139,21 @@ int xn_parse_link(const struct nlmsghdr *cnlh, struct xn_link *out)
 	if (tb[IFLA_XDP]) {
 		struct nlattr *xdp[IFLA_XDP_MAX + 1];
 
-		if (nla_parse_nested(xdp, IFLA_XDP_MAX, tb[IFLA_XDP], NULL) < 0)
+		if (parse_nested(xdp, IFLA_XDP_MAX, tb[IFLA_XDP], xdp_policy))
 			return -EINVAL;
 		if (xdp[IFLA_XDP_PROG_ID])
 			out->xdp_prog_id = nla_get_u32(xdp[IFLA_XDP_PROG_ID]);
 	}
 	if (!tb[IFLA_LINKINFO])
 		return 0;
-	if (nla_parse_nested(li, IFLA_INFO_MAX, tb[IFLA_LINKINFO], NULL) < 0)
+	if (parse_nested(li, IFLA_INFO_MAX, tb[IFLA_LINKINFO], info_policy))
 		return -EINVAL;
 	copy_str(out->kind, sizeof(out->kind), li[IFLA_INFO_KIND]);
 	if (!strcmp(out->kind, "bridge") && li[IFLA_INFO_DATA]) {
 		struct nlattr *br[IFLA_BR_MAX + 1];
 
-		if (nla_parse_nested(br, IFLA_BR_MAX, li[IFLA_INFO_DATA],
-				     NULL) < 0)
+		if (parse_nested(br, IFLA_BR_MAX, li[IFLA_INFO_DATA],
+				 br_policy))
 			return -EINVAL;
 		if (br[IFLA_BR_VLAN_FILTERING])
 			out->vlan_filtering =
@@ -94,8 +166,8 @@ int xn_parse_link(const struct nlmsghdr *cnlh, struct xn_link *out)
 	    !strcmp(nla_get_string(li[IFLA_INFO_SLAVE_KIND]), "bridge")) {
 		struct nlattr *bp[IFLA_BRPORT_MAX + 1];
 
-		if (nla_parse_nested(bp, IFLA_BRPORT_MAX,
-				     li[IFLA_INFO_SLAVE_DATA], NULL) < 0)
+		if (parse_nested(bp, IFLA_BRPORT_MAX, li[IFLA_INFO_SLAVE_DATA],
+				 brport_policy))
 			return -EINVAL;
 		out->is_port = 1;
 		if (bp[IFLA_BRPORT_STATE])
@@ -118,8 +190,7 @@ int xn_parse_fdb(const struct nlmsghdr *cnlh, struct xn_fdb_entry *out)
 
 	if (nlh->nlmsg_type != RTM_NEWNEIGH)
 		return 1;
-	if (!nlmsg_valid_hdr(nlh, sizeof(*ndm)) ||
-	    nlmsg_parse(nlh, sizeof(*ndm), tb, NDA_MAX, NULL) < 0)
+	if (parse_msg(nlh, sizeof(*ndm), tb, NDA_MAX, neigh_policy))
 		return -EINVAL;
 	ndm = nlmsg_data(nlh);
 	if (ndm->ndm_family != AF_BRIDGE)
@@ -148,10 +219,11 @@ int xn_parse_vlans(const struct nlmsghdr *cnlh, struct xn_vlan *out, int max)
 
 	if (nlh->nlmsg_type != RTM_NEWLINK)
 		return -EINVAL;
-	if (!nlmsg_valid_hdr(nlh, sizeof(*ifi)) ||
-	    nlmsg_parse(nlh, sizeof(*ifi), tb, IFLA_MAX, NULL) < 0)
+	if (parse_msg(nlh, sizeof(*ifi), tb, IFLA_MAX, link_policy))
 		return -EINVAL;
 	ifi = nlmsg_data(nlh);
+	if (ifi->ifi_family != AF_BRIDGE)
+		return 0; /* bridge VLANs only come in AF_BRIDGE messages */
 	if (!tb[IFLA_AF_SPEC])
 		return 0;
 	nla_for_each_nested (a, tb[IFLA_AF_SPEC], rem) {
@@ -389,8 +461,10 @@ static int vlan_cb(const struct nlmsghdr *nlh, void *arg)
 	struct xn_vlan tmp[64];
 	int n, i;
 
-	/* AF_BRIDGE link dumps carry IFLA_MASTER for ports. */
-	if (xn_parse_link(nlh, &l) || l.master != v->filter)
+	/* AF_BRIDGE link dumps carry IFLA_MASTER for ports, and for the
+	 * bridge itself, which is not a port. */
+	if (xn_parse_link(nlh, &l) || l.master != v->filter ||
+	    l.ifindex == v->filter)
 		return 0;
 	n = xn_parse_vlans(nlh, tmp, 64);
 	if (n < 0)

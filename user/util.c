@@ -124,7 +124,8 @@ int xn_valid_ifname(const char *name)
 {
 	size_t n = strlen(name);
 
-	if (n == 0 || n >= 16 || strchr(name, '/') || strchr(name, ' '))
+	/* What the kernel's dev_valid_name() refuses. */
+	if (n == 0 || n >= 16 || strpbrk(name, "/: \t\n\r\v\f"))
 		return 0;
 	return strcmp(name, ".") && strcmp(name, "..");
 }
