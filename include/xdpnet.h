@@ -156,4 +156,53 @@ struct xdpnet_stats {
 	struct xdpnet_ctr_val c[XDPNET_C_MAX];
 };
 
+/*
+ * Forwarding-latency probe (xdpnet latency BRIDGE on|off): tracepoint
+ * programs in bpf/xdpnet_lat.bpf.c time each frame from its arrival on
+ * one port to its hand-off to another, per path, in log2 ns buckets.
+ */
+#define XDPNET_LAT_BUCKETS 40 /* bucket i: [2^i, 2^(i+1)) ns; 0 also holds 0 */
+#define XDPNET_LAT_MAX_PAIRS 4096  /* (in, out, path) keys */
+#define XDPNET_LAT_INFLIGHT 16384  /* frames between arrival and hand-off */
+#define XDPNET_LAT_MAX_AGE_NS 1000000000ULL /* older arrivals are stale */
+
+enum xdpnet_lat_path {
+	XDPNET_LAT_BRIDGE, /* through the Linux bridge */
+	XDPNET_LAT_TC,	   /* bypass: TC redirect */
+	XDPNET_LAT_XDP,	   /* bypass: XDP redirect (devmap enqueue) */
+	XDPNET_LAT_PATHS,
+};
+
+/* "lat_ctl" (one entry): whether the probe is on. The datapath reads it
+ * once per frame and only marks frames for the probe when on. */
+struct xdpnet_lat_ctl {
+	__u32 on;
+	__u32 bridge_ifindex;
+	__u64 netns_ino; /* the bridge's network namespace */
+};
+
+/* "lat_cpu" (per CPU): what the datapath tells the probe. */
+struct xdpnet_lat_cpu {
+	__u64 xdp_ts;	  /* XDP stage entry (bpf_ktime_get_ns), 0: none */
+	__u32 xdp_ifindex; /* ... on this port */
+	__u32 rx_ifindex;  /* port of rx_skb */
+	__u64 rx_skb;	  /* last skb the probe saw arrive on this CPU */
+	__u64 tc_skb;	  /* rx_skb, once the TC stage redirected it ... */
+	__u32 tc_target;   /* ... to this port */
+	__u32 pad;
+};
+
+/* "lat_hist" key and (per-CPU) value. */
+struct xdpnet_lat_key {
+	__u32 in_ifindex;
+	__u32 out_ifindex;
+	__u32 path; /* enum xdpnet_lat_path */
+};
+
+struct xdpnet_lat_hist {
+	__u64 count;
+	__u64 sum_ns;
+	__u64 bucket[XDPNET_LAT_BUCKETS];
+};
+
 #endif /* XDPNET_H */
