@@ -96,18 +96,18 @@ static const struct port_def {
 };
 
 enum mac {
-	MAC_A, /* behind A */
+	MAC_A,	/* behind A */
 	MAC_A2, /* also behind A */
 	MAC_B,
 	MAC_C,
 	MAC_D,
 	MAC_E,
 	MAC_F,
-	MAC_GONE, /* behind an ifindex with no device */
-	MAC_X, /* VLAN tests: known in VLAN 20 only */
-	MAC_LOCAL, /* the host's own address */
+	MAC_GONE,    /* behind an ifindex with no device */
+	MAC_X,	     /* VLAN tests: known in VLAN 20 only */
+	MAC_LOCAL,   /* the host's own address */
 	MAC_UNKNOWN, /* in no FDB entry */
-	MAC_NEW, /* in no FDB entry, used as a source */
+	MAC_NEW,     /* in no FDB entry, used as a source */
 	MAC_BCAST,
 	MAC_MCAST4,
 	MAC_MCAST6,
@@ -162,10 +162,10 @@ enum l3 { L3_IPV4, L3_IPV6, L3_ARP, L3_RAW };
 enum l4 { L4_UDP, L4_TCP, L4_ICMP /* ICMPv6 over IPv6 */ };
 
 enum csum {
-	CS_VALID, /* complete and valid */
+	CS_VALID,   /* complete and valid */
 	CS_PARTIAL, /* the folded pseudo-header sum (CHECKSUM_PARTIAL) */
-	CS_BAD, /* neither */
-	CS_ZERO, /* 0 */
+	CS_BAD,	    /* neither */
+	CS_ZERO,    /* 0 */
 };
 
 #define LEN(n) ((n) + 1) /* struct frame .len: cut the frame to n bytes */
@@ -178,14 +178,14 @@ struct frame {
 	enum l3 l3;
 	enum l4 l4;
 	enum csum csum;
-	__u16 l4len; /* L4 header and payload (0: 64 bytes); L3_RAW: bytes
-		      * after the EtherType */
-	__u16 frag_off; /* IPv4 frag_off, host order */
-	bool ip_opts; /* IPv4: 4 bytes of options */
+	__u16 l4len;	 /* L4 header and payload (0: 64 bytes); L3_RAW: bytes
+			  * after the EtherType */
+	__u16 frag_off;	 /* IPv4 frag_off, host order */
+	bool ip_opts;	 /* IPv4: 4 bytes of options */
 	bool hop_by_hop; /* IPv6: a hop-by-hop options header */
-	bool pad; /* pad to 60 bytes, as on the wire */
-	int len; /* LEN(n): cut to n bytes */
-	bool native; /* XDP: looks like tun's native path, see META_MAX */
+	bool pad;	 /* pad to 60 bytes, as on the wire */
+	int len;	 /* LEN(n): cut to n bytes */
+	bool native;	 /* XDP: looks like tun's native path, see META_MAX */
 };
 
 /* One run of the frame through one program, and what it must produce. */
@@ -195,7 +195,7 @@ enum stage { ST_END, ST_TC, ST_XDP };
 struct expect {
 	enum stage stage;
 	__u32 retval;
-	int ctr; /* counter on the ingress port, or NO_CTR */
+	int ctr;    /* counter on the ingress port, or NO_CTR */
 	int target; /* port counting XDPNET_C_RX_REDIRECTED, or NO_PORT */
 };
 
@@ -210,7 +210,7 @@ struct expect {
 /* clang-format on */
 
 enum out {
-	OUT_SAME, /* every program returns the frame unchanged */
+	OUT_SAME,      /* every program returns the frame unchanged */
 	OUT_CSUM_DONE, /* XDP redirect: the checksum is completed */
 };
 
@@ -231,17 +231,23 @@ struct group {
 	const struct topology *topo;
 	const struct row *rows;
 	size_t nr_rows;
+	__u8 strict_src; /* attach --strict */
+};
+
+struct group_unused_ {
+	const struct row *rows;
+	size_t nr_rows;
 };
 
 static struct {
-	const char *skip_all; /* why nothing can run */
+	const char *skip_all;	/* why nothing can run */
 	const char *skip_group; /* why this group cannot run */
 	const struct group *group;
 	struct xdpnet_bpf *skel;
 	__u32 ifindex[NR_PORTS];
 	int nr_cpus;
-	void *percpu; /* one stats value per possible CPU */
-	__u64 stamp; /* a time a setup wrote into a map */
+	void *percpu;	    /* one stats value per possible CPU */
+	__u64 stamp;	    /* a time a setup wrote into a map */
 	size_t native_meta; /* see META_MAX */
 } env;
 
@@ -402,7 +408,7 @@ static void put_l4(const struct frame *f, __u8 *l4, size_t l4len, __u32 pseudo)
 		put16(l4 + 2, 5201);
 		memcpy(l4 + 4, "\x8a\x31\x07\x42\x11\x2f\x9c\x03", 8);
 		l4[12] = 5 << 4; /* data offset */
-		l4[13] = 0x18; /* PSH, ACK */
+		l4[13] = 0x18;	 /* PSH, ACK */
 		put16(l4 + 14, 64240);
 		break;
 	default: /* ICMP / ICMPv6 echo request */
@@ -802,8 +808,8 @@ static void check_data(const struct row *r, int step, const __u8 *got,
 				"step %d (%s): frame byte %zu is 0x%02x, want 0x%02x (%s)",
 				step, stage_name(r->exp[step].stage), i, got[i],
 				want[i],
-				want == sent ? "frame must be unchanged" :
-					       "checksum completed");
+				want == sent ? "frame must be unchanged"
+					     : "checksum completed");
 }
 
 /*
@@ -1611,6 +1617,26 @@ static const struct row nolearn_rows[] = {
 	  .check = a_seen_updated },
 };
 
+/* --strict: only sources the bridge has on the ingress port (seeded). */
+static const struct row strict_rows[] = {
+	{ .name = "strict: source seeded on its port is bypassed",
+	  { .dst = MAC_B, .src = MAC_A2 },
+	  { TC_TO(PORT_B), XDP_TO(PORT_B) } },
+	{ .name = "strict: source learned by the datapath passes",
+	  { TO_B },
+	  { TC_PASS(SRC), XDP_ON } },
+	{ .name = "strict: unknown source passes, is not learned",
+	  { .dst = MAC_B, .src = MAC_NEW },
+	  { TC_PASS(SRC), XDP_ON },
+	  .check = new_not_learned },
+	{ .name = "strict: source seeded on another port passes",
+	  { .dst = MAC_B, .src = MAC_C },
+	  { TC_PASS(SRC), XDP_ON } },
+	{ .name = "strict: broadcast still counts as broadcast",
+	  { .dst = MAC_BCAST, .src = MAC_NEW },
+	  { TC_PASS(MCAST), XDP_ON } },
+};
+
 /*
  * The checksum sweep: every L4 length here (header and payload), for
  * IPv4/IPv6 and TCP/UDP, with a valid, a partial and a bad checksum. The
@@ -1679,8 +1705,8 @@ static bool csum_sweep(struct sweep *sw)
 				r->fr.l4len = sweep_l4len[l];
 				r->exp[0] = cs == CS_BAD ? defer : xdp;
 				r->exp[1] = tc;
-				r->out = cs == CS_PARTIAL ? OUT_CSUM_DONE :
-							    OUT_SAME;
+				r->out = cs == CS_PARTIAL ? OUT_CSUM_DONE
+							  : OUT_SAME;
 				sw->nr++;
 			}
 		}
@@ -1711,6 +1737,7 @@ static int setup_group(void **state)
 	s->rodata->cfg_refresh_ns = g->refresh_ns;
 	s->rodata->cfg_vlan_filtering = g->vlan_filtering;
 	s->rodata->cfg_learning = g->learning;
+	s->rodata->cfg_strict_src = g->strict_src;
 	/* Only the two packet programs are under test. */
 	bpf_program__set_autoload(s->progs.xdpnet_redirect_err, false);
 	bpf_program__set_autoload(s->progs.xdpnet_devmap_xmit, false);
@@ -1800,12 +1827,14 @@ static int run_group(const struct group *g)
 int main(void)
 {
 	struct group groups[] = {
-		{ "xdpnet_forwarding", 0, 0, 1, &plain, ROWS(plain_rows) },
-		{ "xdpnet_csum_sweep", 0, 0, 1, &plain, NULL, 0 },
-		{ "xdpnet_vlan_filtering", 0, 1, 1, &vlan, ROWS(vlan_rows) },
+		{ "xdpnet_forwarding", 0, 0, 1, &plain, ROWS(plain_rows), 0 },
+		{ "xdpnet_csum_sweep", 0, 0, 1, &plain, NULL, 0, 0 },
+		{ "xdpnet_vlan_filtering", 0, 1, 1, &vlan, ROWS(vlan_rows), 0 },
 		{ "xdpnet_keepalive", REFRESH_NS, 0, 1, &plain,
-		  ROWS(refresh_rows) },
-		{ "xdpnet_learning_off", 0, 0, 0, &plain, ROWS(nolearn_rows) },
+		  ROWS(refresh_rows), 0 },
+		{ "xdpnet_learning_off", 0, 0, 0, &plain, ROWS(nolearn_rows),
+		  0 },
+		{ "xdpnet_strict_src", 0, 0, 0, &plain, ROWS(strict_rows), 1 },
 	};
 	struct sweep sweep;
 	int failed = 0;
