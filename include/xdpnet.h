@@ -161,9 +161,9 @@ struct xdpnet_stats {
  * programs in bpf/xdpnet_lat.bpf.c time each frame from its arrival on
  * one port to its hand-off to another, per path, in log2 ns buckets.
  */
-#define XDPNET_LAT_BUCKETS 40 /* bucket i: [2^i, 2^(i+1)) ns; 0 also holds 0 */
-#define XDPNET_LAT_MAX_PAIRS 4096  /* (in, out, path) keys */
-#define XDPNET_LAT_INFLIGHT 16384  /* frames between arrival and hand-off */
+/* Bucket i counts [2^i, 2^(i+1)) ns; bucket 0 also 0 ns. */
+#define XDPNET_LAT_BUCKETS 40
+#define XDPNET_LAT_MAX_PAIRS 4096	    /* (in, out, path) keys */
 #define XDPNET_LAT_MAX_AGE_NS 1000000000ULL /* older arrivals are stale */
 
 enum xdpnet_lat_path {
@@ -183,13 +183,14 @@ struct xdpnet_lat_ctl {
 
 /* "lat_cpu" (per CPU): what the datapath tells the probe. */
 struct xdpnet_lat_cpu {
-	__u64 xdp_ts;	  /* XDP stage entry (bpf_ktime_get_ns), 0: none */
+	__u64 xdp_ts;	   /* XDP stage entry (bpf_ktime_get_ns), 0: none */
 	__u32 xdp_ifindex; /* ... on this port */
 	__u32 rx_ifindex;  /* port of rx_skb */
-	__u64 rx_skb;	  /* last skb the probe saw arrive on this CPU */
-	__u64 tc_skb;	  /* rx_skb, once the TC stage redirected it ... */
+	__u64 rx_skb;	   /* last skb the probe saw arrive on this CPU */
+	__u64 tc_skb;	   /* rx_skb, once the TC stage redirected it ... */
 	__u32 tc_target;   /* ... to this port */
 	__u32 pad;
+	__u64 rx_ts; /* arrival of rx_skb (bpf_ktime_get_ns) */
 };
 
 /* "lat_hist" key and (per-CPU) value. */

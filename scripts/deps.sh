@@ -4,8 +4,8 @@
 set -eu
 
 PKGS="make gcc clang llvm pkg-config libbpf-dev libxdp-dev libnl-3-dev
-libnl-route-3-dev bpftool libcmocka-dev iproute2 iputils-ping ethtool
-iptables jq python3 iperf3 procps util-linux"
+libnl-route-3-dev libmicrohttpd-dev bpftool libcmocka-dev iproute2 iputils-ping ethtool
+iptables jq curl python3 iperf3 procps util-linux sockperf python3-matplotlib"
 
 missing=""
 for p in $PKGS; do

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "xdpnet.h"
 #include "util.h"
@@ -12,6 +13,13 @@ enum {
 	O_JSON = 1 << 1,
 	O_FOLLOW = 1 << 2,
 	O_STRICT = 1 << 3,
+	O_INTERVAL = 1 << 4,
+	O_COUNT = 1 << 5,
+	O_LATENCY = 1 << 6,
+	O_RESET = 1 << 7,
+	O_PROM = 1 << 8,
+	O_LISTEN = 1 << 9,
+	O_OPERAND = 1 << 30, /* not an option: one more word after BRIDGE */
 };
 
 static const struct cmd_def {
@@ -31,6 +39,15 @@ static const struct cmd_def {
 	  "ports, stages, program ids, FDB size, counters" },
 	{ "fdb", XN_CMD_FDB, 1, O_JSON, "BRIDGE [--json]",
 	  "the forwarding table as the datapath sees it" },
+	{ "stats", XN_CMD_STATS, 1,
+	  O_JSON | O_INTERVAL | O_COUNT | O_LATENCY | O_RESET | O_PROM,
+	  "BRIDGE [-i SEC] [-c N] [--json|--prom] [--latency] [--reset]",
+	  "per-port rates and counters by path, latency histograms" },
+	{ "latency", XN_CMD_LATENCY, 1, O_OPERAND, "BRIDGE [on|off]",
+	  "switch the forwarding-latency probe on or off" },
+	{ "exporter", XN_CMD_EXPORTER, 2, O_LISTEN,
+	  "[BRIDGE] [--listen ADDR:PORT]",
+	  "serve the counters to Prometheus (default 127.0.0.1:9435)" },
 	{ "help", XN_CMD_HELP, 0, 0, "", "this text" },
 	{ "version", XN_CMD_VERSION, 0, 0, "", "print the version" },
 };
@@ -53,6 +70,24 @@ static const struct opt_def {
 	  O_STRICT,
 	  "bypass only sources the bridge learned on that port (after its "
 	  "filters); no learning in the datapath" },
+	{ { "interval", required_argument, NULL, 'i' },
+	  O_INTERVAL,
+	  "stats: sample every SEC seconds and show rates" },
+	{ { "count", required_argument, NULL, 'c' },
+	  O_COUNT,
+	  "stats: stop after N intervals" },
+	{ { "latency", no_argument, NULL, 'l' },
+	  O_LATENCY,
+	  "stats: forwarding-latency histograms per port pair and path" },
+	{ { "reset", no_argument, NULL, 'r' },
+	  O_RESET,
+	  "stats: zero xdpnet's counters and histograms first" },
+	{ { "prom", no_argument, NULL, 'p' },
+	  O_PROM,
+	  "stats: Prometheus text format (node_exporter textfile)" },
+	{ { "listen", required_argument, NULL, 'L' },
+	  O_LISTEN,
+	  "exporter: ADDR:PORT or [ADDR6]:PORT to listen on" },
 	{ { "verbose", no_argument, NULL, 'v' },
 	  0,
 	  "more detail (twice: libbpf debug log)" },
@@ -100,7 +135,8 @@ int xn_parse_args(int argc, char **argv, struct xn_opts *o, char *err,
 		lopts[i] = opt_defs[i].lo;
 	optind = 0; /* 0, not 1: also resets getopt's internal state */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:m:jfsvh", lopts, NULL)) != -1 ||
+	while ((c = getopt_long(argc, argv, "+:m:jfsvhi:c:lrpL:", lopts,
+				NULL)) != -1 ||
 	       optind < argc) {
 		if (c == -1) {
 			/* A non-option: the command, then its operand. */
@@ -117,6 +153,8 @@ int xn_parse_args(int argc, char **argv, struct xn_opts *o, char *err,
 						    a);
 			} else if (!o->bridge && cmd->bridge) {
 				o->bridge = a;
+			} else if ((cmd->opts & O_OPERAND) && !o->arg) {
+				o->arg = a;
 			} else {
 				return fail(err, errlen,
 					    "unexpected argument '%s'", a);
@@ -147,6 +185,50 @@ int xn_parse_args(int argc, char **argv, struct xn_opts *o, char *err,
 		case 's':
 			given |= O_STRICT;
 			o->strict = 1;
+			break;
+		case 'i': {
+			char *end;
+
+			given |= O_INTERVAL;
+			o->interval = strtod(optarg, &end);
+			if (end == optarg || *end || !(o->interval >= 0.1) ||
+			    o->interval > 86400)
+				return fail(err, errlen,
+					    "--interval must be 0.1 to 86400 "
+					    "seconds, not '%s'",
+					    optarg);
+			break;
+		}
+		case 'c': {
+			char *end;
+			long n;
+
+			given |= O_COUNT;
+			n = strtol(optarg, &end, 10);
+			if (end == optarg || *end || n < 1 || n > 1000000000)
+				return fail(
+					err, errlen,
+					"--count must be a positive number, "
+					"not '%s'",
+					optarg);
+			o->count = n;
+			break;
+		}
+		case 'l':
+			given |= O_LATENCY;
+			o->latency = 1;
+			break;
+		case 'r':
+			given |= O_RESET;
+			o->reset = 1;
+			break;
+		case 'p':
+			given |= O_PROM;
+			o->prom = 1;
+			break;
+		case 'L':
+			given |= O_LISTEN;
+			o->listen = optarg;
 			break;
 		case 'v':
 			o->verbose++;
@@ -185,5 +267,18 @@ int xn_parse_args(int argc, char **argv, struct xn_opts *o, char *err,
 			    o->bridge);
 	if (o->cmd == XN_CMD_ATTACH && !o->mode)
 		o->mode = XDPNET_MODE_TC;
+	if (o->cmd == XN_CMD_LATENCY && o->arg && strcmp(o->arg, "on") &&
+	    strcmp(o->arg, "off"))
+		return fail(err, errlen, "'latency' takes on or off, not '%s'",
+			    o->arg);
+	if (o->json && o->prom)
+		return fail(err, errlen, "%s",
+			    "--json and --prom exclude each other");
+	if (o->prom && (given & (O_INTERVAL | O_COUNT)))
+		return fail(err, errlen, "%s",
+			    "--prom writes one snapshot; it takes no "
+			    "--interval or --count");
+	if (o->count && !o->interval)
+		o->interval = 1;
 	return 0;
 }

@@ -14,6 +14,9 @@ enum xn_cmd {
 	XN_CMD_FDB,
 	XN_CMD_HELP,
 	XN_CMD_VERSION,
+	XN_CMD_STATS,
+	XN_CMD_LATENCY,
+	XN_CMD_EXPORTER,
 };
 
 struct xn_opts {
@@ -24,6 +27,14 @@ struct xn_opts {
 	int verbose;
 	int follow; /* attach --follow: stay and track ports */
 	int strict; /* attach --strict: no learning, bridge-verified sources */
+	/* stats */
+	double interval;    /* --interval SEC; 0: one snapshot */
+	int count;	    /* --count N samples; 0: until interrupted */
+	int latency;	    /* --latency: forwarding-latency histograms */
+	int reset;	    /* --reset: zero the counters and histograms */
+	int prom;	    /* --prom: Prometheus text format */
+	const char *listen; /* exporter --listen ADDR:PORT; NULL: default */
+	const char *arg;    /* latency: "on" / "off"; NULL: show the state */
 };
 
 /* Returns 0, or XN_EUSAGE with a one-line message in err. */

@@ -49,8 +49,8 @@
 #define TC_CLSACT_PRIO 0xfe58
 #define BR_STATE_BLOCKING_ 4
 
-static const char *const map_pins[] = { "fdb",	    "ports", "vlans",
-					"tx_ports", "stats", "meta" };
+static const char *const map_pins[] = { "fdb",	 "ports", "vlans",   "tx_ports",
+					"stats", "meta",  "lat_ctl", "lat_cpu" };
 #define N_MAPS (sizeof(map_pins) / sizeof(map_pins[0]))
 
 /* An attached (or being attached) bridge. */
@@ -62,7 +62,14 @@ struct br {
 	struct xdpnet_meta meta;
 };
 
-enum { M_FDB, M_PORTS, M_VLANS, M_TX, M_STATS, M_META };
+enum { M_FDB, M_PORTS, M_VLANS, M_TX, M_STATS, M_META, M_LAT_CTL, M_LAT_CPU };
+
+/* Maps the latency probe shares with the datapath: "xdpnet latency on"
+ * may have pinned them before the bridge was attached (user/latency.c). */
+static int lat_shared(unsigned int i)
+{
+	return i == M_LAT_CTL || i == M_LAT_CPU;
+}
 
 static void br_close(struct br *b)
 {
@@ -202,6 +209,16 @@ again:
 		bpf_program__set_autoload(skel->progs.xdpnet_redirect_err, 0);
 		bpf_program__set_autoload(skel->progs.xdpnet_devmap_xmit, 0);
 	}
+	for (i = M_LAT_CTL; i <= M_LAT_CPU; i++) {
+		int fd = pin_get(b->name, map_pins[i]);
+		struct bpf_map *m = i == M_LAT_CTL ? skel->maps.lat_ctl
+						   : skel->maps.lat_cpu;
+
+		if (fd >= 0) {
+			bpf_map__reuse_fd(m, fd);
+			close(fd);
+		}
+	}
 	err = xdpnet_bpf__load(skel);
 	if (err && tracing) {
 		/* Feature probe: try again without the tp_btf programs. */
@@ -220,7 +237,7 @@ again:
 
 	if (xn_pin_path(dir, sizeof(dir), b->name, NULL) ||
 	    (mkdir(XDPNET_PIN_ROOT, 0700) && errno != EEXIST) ||
-	    mkdir(dir, 0700)) {
+	    (mkdir(dir, 0700) && errno != EEXIST)) {
 		xn_err("cannot create %s: %s", dir, strerror(errno));
 		xdpnet_bpf__destroy(skel);
 		return XN_ERR;
@@ -231,9 +248,13 @@ again:
 	maps[M_TX] = skel->maps.tx_ports;
 	maps[M_STATS] = skel->maps.stats;
 	maps[M_META] = skel->maps.meta;
+	maps[M_LAT_CTL] = skel->maps.lat_ctl;
+	maps[M_LAT_CPU] = skel->maps.lat_cpu;
 	err = 0;
 	for (i = 0; i < N_MAPS && !err; i++)
-		err = pin_obj(bpf_map__fd(maps[i]), b->name, map_pins[i]);
+		if (!lat_shared(i) || !pin_exists(b->name, map_pins[i]))
+			err = pin_obj(bpf_map__fd(maps[i]), b->name,
+				      map_pins[i]);
 	if (!err)
 		err = pin_obj(bpf_program__fd(skel->progs.xdpnet_tc), b->name,
 			      "prog_tc");
@@ -927,7 +948,8 @@ int xn_attach(const struct xn_opts *o)
 		return XN_ERR;
 	snprintf(b.name, sizeof(b.name), "%s", o->bridge);
 	xn_pin_path(dir, sizeof(dir), b.name, NULL);
-	fresh = access(dir, F_OK) != 0;
+	/* A directory without "meta" holds only the latency probe's pins. */
+	fresh = !pin_exists(b.name, "meta");
 	if (fresh) {
 		err = load_fresh(&b, o->mode, o->strict);
 		if (err) {

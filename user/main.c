@@ -5,6 +5,9 @@
 #include "util.h"
 #include "cli.h"
 #include "loader.h"
+#include "stats.h"
+#include "latency.h"
+#include "exporter.h"
 
 int main(int argc, char **argv)
 {
@@ -29,6 +32,12 @@ int main(int argc, char **argv)
 		return xn_status(&o);
 	case XN_CMD_FDB:
 		return xn_fdb(&o);
+	case XN_CMD_STATS:
+		return xn_stats(&o);
+	case XN_CMD_LATENCY:
+		return xn_latency(&o);
+	case XN_CMD_EXPORTER:
+		return xn_exporter(&o);
 	case XN_CMD_VERSION:
 		printf("xdpnet %s\n", XDPNET_VERSION_STR);
 		return XN_OK;

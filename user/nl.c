@@ -494,3 +494,73 @@ int xn_dump_vlans(__u32 bridge_ifindex, struct xn_vlan **out, int *n)
 	*n = v.n;
 	return 0;
 }
+
+static struct nla_policy stats_policy[IFLA_MAX + 1] = {
+	[IFLA_STATS64] = { .minlen = sizeof(struct xn_link_stats) },
+};
+
+int xn_parse_link_stats(const struct nlmsghdr *nlh, struct xn_link_stats *out)
+{
+	struct nlattr *tb[IFLA_MAX + 1];
+	struct rtnl_link_stats64 st;
+	int len;
+
+	if (nlh->nlmsg_type != RTM_NEWLINK)
+		return 1;
+	if (parse_msg(nlh, sizeof(struct ifinfomsg), tb, IFLA_MAX,
+		      stats_policy))
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	if (!tb[IFLA_STATS64])
+		return 1;
+	/* Older kernels send fewer fields, newer ones more; the attribute
+	 * need not be 8-byte aligned. */
+	len = nla_len(tb[IFLA_STATS64]);
+	if (len < (int)sizeof(*out))
+		return -EINVAL;
+	memset(&st, 0, sizeof(st));
+	memcpy(&st, nla_data(tb[IFLA_STATS64]),
+	       len < (int)sizeof(st) ? len : (int)sizeof(st));
+	out->rx_packets = st.rx_packets;
+	out->tx_packets = st.tx_packets;
+	out->rx_bytes = st.rx_bytes;
+	out->tx_bytes = st.tx_bytes;
+	out->rx_errors = st.rx_errors;
+	out->tx_errors = st.tx_errors;
+	out->rx_dropped = st.rx_dropped;
+	out->tx_dropped = st.tx_dropped;
+	return 0;
+}
+
+static int port_stats_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct vec *v = arg;
+	struct xn_port_stats ps, *p;
+
+	if (xn_parse_link(nlh, &ps.link))
+		return 0;
+	if (!ps.link.is_port || ps.link.master != v->filter)
+		return 0;
+	if (xn_parse_link_stats(nlh, &ps.st) < 0)
+		return -EINVAL;
+	p = vec_push(v);
+	if (!p)
+		return -ENOMEM;
+	*p = ps;
+	return 0;
+}
+
+int xn_list_port_stats(__u32 bridge_ifindex, struct xn_port_stats **out, int *n)
+{
+	struct vec v = { .size = sizeof(struct xn_port_stats),
+			 .filter = bridge_ifindex };
+	int err = xn_nl_dump(RTM_GETLINK, AF_UNSPEC, 0, 0, port_stats_cb, &v);
+
+	if (err) {
+		free(v.items);
+		return err;
+	}
+	*out = v.items;
+	*n = v.n;
+	return 0;
+}

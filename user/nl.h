@@ -50,6 +50,28 @@ int xn_parse_fdb(const struct nlmsghdr *nlh, struct xn_fdb_entry *out);
  * entries into out (ranges expanded); returns the count or -EINVAL. */
 int xn_parse_vlans(const struct nlmsghdr *nlh, struct xn_vlan *out, int max);
 
+/* Device counters of a link (IFLA_STATS64). */
+struct xn_link_stats {
+	__u64 rx_packets;
+	__u64 tx_packets;
+	__u64 rx_bytes;
+	__u64 tx_bytes;
+	__u64 rx_errors;
+	__u64 tx_errors;
+	__u64 rx_dropped;
+	__u64 tx_dropped;
+};
+
+/* RTM_NEWLINK's IFLA_STATS64: 0 on success, -EINVAL if malformed or
+ * shorter than the eight counters above, 1 if not a link message or
+ * without IFLA_STATS64. */
+int xn_parse_link_stats(const struct nlmsghdr *nlh, struct xn_link_stats *out);
+
+struct xn_port_stats {
+	struct xn_link link;
+	struct xn_link_stats st;
+};
+
 /* Kernel queries. Return 0 or a negative errno. */
 int xn_get_link(const char *name, struct xn_link *out); /* -ENODEV */
 int xn_get_link_by_index(__u32 ifindex, struct xn_link *out);
@@ -57,5 +79,8 @@ int xn_get_link_by_index(__u32 ifindex, struct xn_link *out);
 int xn_list_ports(__u32 bridge_ifindex, struct xn_link **out, int *n);
 int xn_dump_fdb(__u32 bridge_ifindex, struct xn_fdb_entry **out, int *n);
 int xn_dump_vlans(__u32 bridge_ifindex, struct xn_vlan **out, int *n);
+/* Every port of a bridge with its device counters; *out is malloc'ed. */
+int xn_list_port_stats(__u32 bridge_ifindex, struct xn_port_stats **out,
+		       int *n);
 
 #endif
