@@ -11,7 +11,7 @@ MANDIR ?= $(PREFIX)/share/man
 OUT := build
 ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 
-PKGS := libbpf libxdp libnl-3.0 libnl-route-3.0
+PKGS := libbpf libxdp libnl-3.0 libnl-route-3.0 libmicrohttpd
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
@@ -25,19 +25,23 @@ BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUT)/%.bpf.o,$(BPF_SRCS))
 SKELS := $(patsubst bpf/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))
 
-LIB_SRCS := user/util.c user/nl.c user/format.c user/loader.c user/cli.c
+LIB_SRCS := user/util.c user/nl.c user/format.c user/loader.c user/cli.c \
+	user/stats.c user/latency.c user/exporter.c
 LIB_OBJS := $(patsubst user/%.c,$(OUT)/%.o,$(LIB_SRCS))
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(wildcard tests/unit/test_*.c))
 BPF_TESTS := $(OUT)/tests/bpf_prog_test
-TOOLS := $(OUT)/tests/vnet_relay
+TOOLS := $(OUT)/tests/vnet_relay $(OUT)/tests/promlint
+# scripts/bench's tools (tests/tools/xnb_*).
+BENCH_TOOLS := $(OUT)/tests/xnb_pktgen $(OUT)/tests/xnb_tapsink \
+	$(OUT)/tests/xnb_crr
 
 .SECONDARY:
 
 .PHONY: all deps check check-unit check-bpf check-integration demo install \
-	uninstall clean format
+	uninstall clean format bench-tools check-bench
 
-all: $(OUT)/xdpnet $(TOOLS)
+all: $(OUT)/xdpnet $(TOOLS) $(BENCH_TOOLS)
 
 deps:
 	scripts/deps.sh
@@ -83,6 +87,34 @@ $(OUT)/tests/vnet_relay: tests/tools/vnet_relay.c | $(OUT)
 	@echo "  CC       $@"
 	@$(CC) $(CFLAGS) $< -o $@ -lpthread
 
+$(OUT)/tests/promlint: tests/tools/promlint.c tests/unit/promlint.h | $(OUT)
+	@echo "  CC       $@"
+	@$(CC) $(CFLAGS) $< -o $@ -lm
+
+$(OUT)/tests/xnb_pktgen.bpf.o: tests/tools/xnb_pktgen.bpf.c $(OUT)/vmlinux.h | $(OUT)
+	@echo "  BPF      $@"
+	@$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUT)/tests/xnb_pktgen.skel.h: $(OUT)/tests/xnb_pktgen.bpf.o
+	@echo "  SKEL     $@"
+	@$(BPFTOOL) gen skeleton $< name xnb_pktgen_bpf > $@
+
+$(OUT)/tests/xnb_pktgen: tests/tools/xnb_pktgen.c $(OUT)/tests/xnb_pktgen.skel.h
+	@echo "  CC       $@"
+	@$(CC) $(CFLAGS) -I$(OUT)/tests $< -o $@ $(PKG_LIBS)
+
+$(OUT)/tests/xnb_%: tests/tools/xnb_%.c | $(OUT)
+	@echo "  CC       $@"
+	@$(CC) $(CFLAGS) $< -o $@
+
+bench-tools: $(BENCH_TOOLS)
+
+# scripts/bench: the harness's unit tests, then a short smoke run (root,
+# about a minute). The benchmark itself: sudo scripts/bench --quick|--full.
+check-bench: deps
+	$(MAKE) $(OUT)/xdpnet $(OUT)/tests/vnet_relay bench-tools
+	tests/bench/run.sh
+
 check-unit: $(UNIT_TESTS)
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
 
@@ -92,6 +124,15 @@ check-bpf: $(BPF_TESTS)
 check-integration: all
 	tests/integration/run.sh
 
+# Real guests (root): QEMU VMs on taps through xdpnet (tests/vm/run.sh).
+# Installs QEMU (tests/vm/deps.sh) and caches a guest kernel and busybox in
+# /var/cache/xdpnet-vm. About 2-3 minutes under TCG on 2 cores.
+.PHONY: check-vm
+check-vm: deps
+	tests/vm/deps.sh
+	$(MAKE) $(OUT)/xdpnet
+	tests/vm/run.sh
+
 # The whole suite, as CI runs it (as root): unit, BPF program, integration.
 check: deps
 	$(MAKE) all $(UNIT_TESTS) $(BPF_TESTS)
@@ -99,9 +140,11 @@ check: deps
 	$(MAKE) check-bpf
 	$(MAKE) check-integration
 
+# The demo, then the quick benchmark (a few minutes; BENCH=0 skips it).
 demo: deps
 	$(MAKE) all
 	scripts/demo.sh
+	@if [ "$(BENCH)" != 0 ]; then scripts/bench --quick -q; fi
 
 install: $(OUT)/xdpnet
 	install -D -m 0755 $(OUT)/xdpnet $(DESTDIR)$(SBINDIR)/xdpnet
