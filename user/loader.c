@@ -816,6 +816,14 @@ int xn_detach(const struct xn_opts *o)
 		return err;
 	if (xn_pin_path(dir, sizeof(dir), o->bridge, NULL) ||
 	    access(dir, F_OK)) {
+		struct xn_link l;
+
+		/* Nothing pinned: an unknown name is an error, as for attach;
+		 * a bridge we are not on is fine. */
+		if (xn_get_link(o->bridge, &l) == -ENODEV) {
+			xn_err("no such device '%s'", o->bridge);
+			return XN_ENOBRIDGE;
+		}
 		xn_info("xdpnet: %s is not attached; nothing to do", o->bridge);
 		return XN_OK;
 	}

@@ -74,13 +74,14 @@ void xn_setup_libbpf_logging(void)
 	libxdp_set_print(xdp_print);
 }
 
-/* Same mount namespace as PID 1? */
+/* Same mount namespace as PID 1? (Under 'ip netns exec', PID 1's
+ * namespace files cannot even be looked at: not initial then.) */
 static int initial_mnt_ns(void)
 {
 	struct stat a, b;
 
 	if (stat("/proc/self/ns/mnt", &a) || stat("/proc/1/ns/mnt", &b))
-		return 1; /* cannot tell: assume so */
+		return 0;
 	return a.st_ino == b.st_ino && a.st_dev == b.st_dev;
 }
 
