@@ -1,0 +1,575 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Helpers for tests/integration/run.sh (sourced, bash).
+#
+# Everything this suite creates carries the prefix "xnt": namespaces xnt-*,
+# devices xnt*, the bridge xntbr0 inside namespace xnt-sw. Test traffic only
+# flows between these namespaces; the root namespace is never configured.
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+XDPNET=${XDPNET:-$ROOT/build/xdpnet}
+RELAY=${RELAY:-$ROOT/build/tests/vnet_relay}
+XFER=$HERE/xfer.py
+if [ -x /usr/bin/python3 ]; then PY=${PY:-/usr/bin/python3}; else PY=${PY:-python3}; fi
+
+SW=xnt-sw # the switch's namespace
+BR=xntbr0
+PIN_ROOT=/sys/fs/bpf/xdpnet
+PIN=$PIN_ROOT/$BR
+
+T_NUM=0
+T_PASS=0
+T_FAIL=0
+FAILED=()
+PIDS=()     # background processes this suite started
+NSLIST=()   # namespaces this suite created
+NEXT_PORT=20000
+VERBOSE=${VERBOSE:-0}
+
+WORK=$(mktemp -d /tmp/xnt-integration.XXXXXX)
+LOGDIR=$WORK/logs
+mkdir -p "$LOGDIR"
+
+# ---------------------------------------------------------------- output
+
+say() { echo "$*"; }
+note() { echo "# $*"; }
+logv() { [ "$VERBOSE" = 1 ] && echo "# $*"; return 0; }
+
+slug() { echo "$1" | tr -c 'A-Za-z0-9>.-' '_' | tr -s _ | cut -c1-80; }
+
+# check DESC CMD [ARGS...]: run CMD in this shell with its output in a log
+# of its own; one "ok"/"not ok" line. CMD may set globals.
+check() {
+	local desc=$1 rc
+	shift
+	T_NUM=$((T_NUM + 1))
+	CUR_LOG=$LOGDIR/$(printf '%03d' "$T_NUM")-$(slug "$desc").log
+	echo "== $desc" >"$CUR_LOG"
+	"$@" >>"$CUR_LOG" 2>&1
+	rc=$?
+	report "$rc" "$desc"
+	return "$rc"
+}
+
+# report RC DESC: record a result computed elsewhere (log: $CUR_LOG).
+report() {
+	local rc=$1 desc=$2
+	if [ "$rc" -eq 0 ]; then
+		T_PASS=$((T_PASS + 1))
+		echo "ok $T_NUM - $desc"
+	else
+		T_FAIL=$((T_FAIL + 1))
+		FAILED+=("$T_NUM - $desc")
+		echo "not ok $T_NUM - $desc"
+		echo "#   log: $CUR_LOG"
+		tail -n 12 "$CUR_LOG" | sed 's/^/#   | /'
+	fi
+}
+
+# skip DESC REASON: a check that could not run counts as a failure, but
+# says why (e.g. the CLI is not built).
+fail_now() {
+	T_NUM=$((T_NUM + 1))
+	CUR_LOG=$LOGDIR/$(printf '%03d' "$T_NUM")-$(slug "$1").log
+	echo "$2" >"$CUR_LOG"
+	report 1 "$1"
+}
+
+summary() {
+	echo "# logs: $LOGDIR"
+	if [ "$T_FAIL" -gt 0 ]; then
+		echo "# failed:"
+		printf '#   %s\n' "${FAILED[@]}"
+	fi
+	echo "$T_PASS passed, $T_FAIL failed"
+}
+
+# Assertions for use inside check: print what was compared.
+expect_eq() { # WHAT GOT WANT
+	echo "$1: got '$2', want '$3'"
+	[ "$2" = "$3" ]
+}
+expect_ge() { # WHAT GOT MIN
+	echo "$1: $2 >= $3 ?"
+	[ "$2" -ge "$3" ] 2>/dev/null
+}
+
+# ---------------------------------------------------------------- processes
+
+track() { PIDS+=("$1"); }
+untrack() {
+	local p out=()
+	for p in "${PIDS[@]}"; do [ "$p" = "$1" ] || out+=("$p"); done
+	PIDS=("${out[@]}")
+}
+
+# stop PID: TERM, then KILL after 3 s; reaps it.
+stop_pid() {
+	local pid=$1 i
+	[ -n "$pid" ] || return 0
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -TERM "$pid" 2>/dev/null
+		for i in $(seq 30); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
+	fi
+	wait "$pid" 2>/dev/null
+	untrack "$pid"
+}
+
+# wait_line FILE TEXT SECS: wait until FILE contains a line TEXT.
+wait_line() {
+	local i
+	for i in $(seq $(($3 * 20))); do
+		grep -qx "$2" "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# ---------------------------------------------------------------- namespaces
+
+ns_add() {
+	ip netns del "$1" 2>/dev/null
+	ip netns add "$1" || return 1
+	NSLIST+=("$1")
+	ip -n "$1" link set lo up
+}
+
+ns_del() {
+	local n out=()
+	ip netns del "$1" 2>/dev/null
+	for n in "${NSLIST[@]}"; do [ "$n" = "$1" ] || out+=("$n"); done
+	NSLIST=("${out[@]}")
+}
+
+nsx() { local n=$1; shift; ip netns exec "$n" "$@"; }
+
+ensure_bpffs() {
+	if [ "$(stat -f -c %T /sys/fs/bpf 2>/dev/null)" != bpf_fs ]; then
+		mount -t bpf bpf /sys/fs/bpf
+	fi
+}
+
+# xn ARGS...: the CLI, run in the switch's namespace.
+#
+# Not "ip netns exec": it remounts /sys for the namespace, which hides the
+# host's bpffs at /sys/fs/bpf; the CLI would then mount a private bpffs
+# whose pins vanish (with the links and programs) when it exits. Here the
+# host's bpffs instance is carried over onto a fresh sysfs that describes
+# the switch's namespace.
+xn() {
+	mkdir -p "$WORK/bpffs"
+	timeout -k 5 60 nsenter --net="/run/netns/$SW" \
+		unshare --mount --propagation private \
+		sh -c 'mount --bind /sys/fs/bpf "$0" && mount -t sysfs sysfs /sys &&
+			mount --move "$0" /sys/fs/bpf && exec "$@"' \
+		"$WORK/bpffs" "$XDPNET" "$@"
+}
+
+# Remove everything: started processes, namespaces, our pins.
+CLEANED=0
+cleanup() {
+	local p n
+	[ "$CLEANED" = 1 ] && return 0
+	CLEANED=1
+	trap - EXIT INT TERM
+	for p in "${PIDS[@]}"; do
+		kill -TERM "$p" 2>/dev/null
+	done
+	sleep 0.2
+	for p in "${PIDS[@]}"; do
+		kill -0 "$p" 2>/dev/null && kill -KILL "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	PIDS=()
+	# Only the run holding the lock owns the switch and its pins.
+	if [ "$HAVE_LOCK" = 1 ] && [ -e "$PIN" ] && [ -e "/run/netns/$SW" ] && [ -x "$XDPNET" ]; then
+		xn detach "$BR" >/dev/null 2>&1
+	fi
+	for n in "${NSLIST[@]}"; do
+		ip netns del "$n" 2>/dev/null
+	done
+	NSLIST=()
+	if [ "$HAVE_LOCK" = 1 ] && [ -e "$PIN" ]; then
+		echo "# cleanup: $PIN was left behind; removing it"
+		rm -rf "$PIN"
+	fi
+	rmdir "$WORK/bpffs" 2>/dev/null
+	[ "$HAVE_LOCK" = 1 ] && [ "$(cat "$LOCK" 2>/dev/null)" = $$ ] && rm -f "$LOCK"
+	if [ "${KEEP_LOGS:-0}" = 1 ] || [ "$T_FAIL" -gt 0 ]; then
+		echo "# logs kept in $LOGDIR"
+	else
+		rm -rf "$WORK"
+	fi
+}
+
+# One run at a time: a second one would tear down the first one's switch.
+# (A pid file, not flock: every child would inherit the lock's descriptor.)
+LOCK=/run/lock/xnt-integration.pid
+HAVE_LOCK=0
+take_lock() {
+	local pid
+	pid=$(cat "$LOCK" 2>/dev/null)
+	if [ -n "$pid" ] && [ "$pid" != $$ ] && kill -0 "$pid" 2>/dev/null &&
+		tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q 'integration/run.sh'; then
+		echo "another run of the integration suite (pid $pid) holds $LOCK"
+		return 1
+	fi
+	echo $$ >"$LOCK" || return 1
+	HAVE_LOCK=1
+}
+
+# Namespaces left by an earlier run that died.
+remove_stale() {
+	local n
+	for n in $(ip netns list | awk '{print $1}' | grep '^xnt-'); do
+		echo "# removing stale namespace $n"
+		ip netns del "$n"
+	done
+	if [ -e "$PIN" ]; then
+		echo "# removing stale $PIN"
+		rm -rf "$PIN"
+	fi
+}
+
+# ---------------------------------------------------------------- topology
+#
+# Stand-in i of topology net N (veth: 1, tap: 2):
+#   namespace xnt-vi / xnt-ti, device eth0, MAC 02:99:0N:00:00:0i,
+#   10.99.N.i/24, fd99:N::i/64, fe80::i/64.
+# Bridge ports in xnt-sw: xntvi (veth) / xntti (tap).
+
+TOPO=
+GUESTS=()  # guest namespaces, in order
+PORTS=()   # their bridge ports, same order
+declare -A RELAY_PID
+
+topo_net() { [ "$TOPO" = veth ] && echo 1 || echo 2; }
+g_ns() { echo "${GUESTS[$(($1 - 1))]}"; }
+g_port() { echo "${PORTS[$(($1 - 1))]}"; }
+g_mac() { echo "02:99:0$(topo_net):00:00:0$1"; }
+g_ip4() { echo "10.99.$(topo_net).$1"; }
+g_ip6() { echo "fd99:$(topo_net)::$1"; }
+g_ll() { echo "fe80::$1%eth0"; }
+
+switch_up() {
+	ns_add "$SW" || return 1
+	# The switch has no addresses of its own: keep it quiet.
+	nsx "$SW" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+		net.ipv6.conf.default.disable_ipv6=1
+	ip -n "$SW" link add "$BR" type bridge stp_state 0 || return 1
+	ip -n "$SW" link set "$BR" up
+}
+
+# guest_conf NS I: address the stand-in's eth0 and bring it up.
+guest_conf() {
+	local ns=$1 i=$2
+	ip -n "$ns" link set eth0 down
+	# No router solicitations: they are multicast, the bridge would learn
+	# the guest's MAC from them and the keep-alive test would prove nothing.
+	nsx "$ns" sysctl -qw net.ipv6.conf.all.router_solicitations=0 \
+		net.ipv6.conf.default.router_solicitations=0 \
+		net.ipv6.conf.eth0.router_solicitations=0
+	ip -n "$ns" link set eth0 address "$(g_mac "$i")" addrgenmode none || return 1
+	ip -n "$ns" addr add "$(g_ip4 "$i")/24" dev eth0 || return 1
+	ip -n "$ns" addr add "$(g_ip6 "$i")/64" dev eth0 nodad || return 1
+	ip -n "$ns" addr add "fe80::$i/64" dev eth0 nodad || return 1
+	ip -n "$ns" link set eth0 up
+}
+
+veth_guest_add() { # I
+	local i=$1 ns=xnt-v$1 port=xntv$1
+	ns_add "$ns" || return 1
+	ip -n "$SW" link add "$port" type veth peer name eth0 netns "$ns" || return 1
+	ip -n "$SW" link set "$port" master "$BR" up || return 1
+	guest_conf "$ns" "$i"
+}
+
+# relay_start I [RELAY FLAGS...]: stand-in I as a tap behind vnet_relay.
+relay_start() {
+	local i=$1 ns=xnt-t$1 port=xntt$1 pid
+	shift
+	[ -e "/run/netns/$ns" ] || ns_add "$ns" || return 1
+	: >"$WORK/relay$i.out"
+	ip netns exec "$SW" "$RELAY" --host-tap "$port" --guest-tap eth0 \
+		--netns "$ns" "$@" >"$WORK/relay$i.out" 2>>"$WORK/relay$i.err" &
+	pid=$!
+	track "$pid"
+	RELAY_PID[$i]=$pid
+	if ! wait_line "$WORK/relay$i.out" READY 5; then
+		echo "relay $i not ready"
+		cat "$WORK/relay$i.err"
+		return 1
+	fi
+	ip -n "$SW" link set "$port" master "$BR" up || return 1
+	guest_conf "$ns" "$i"
+}
+
+relay_stop() {
+	stop_pid "${RELAY_PID[$1]}"
+	RELAY_PID[$1]=
+	tail -n 2 "$WORK/relay$1.err" 2>/dev/null
+}
+
+# Restart all relays with other flags (a "VM" with other virtio features).
+relays_restart() {
+	local i
+	for i in 1 2 3; do relay_stop "$i"; done
+	for i in 1 2 3; do relay_start "$i" "$@" || return 1; done
+	witness_rules
+	wait_ports_up
+}
+
+# topo_up veth|tap: the switch plus three stand-ins.
+topo_up() {
+	local i
+	TOPO=$1
+	GUESTS=()
+	PORTS=()
+	switch_up || return 1
+	for i in 1 2 3; do
+		if [ "$TOPO" = veth ]; then
+			veth_guest_add "$i" || return 1
+			GUESTS+=("xnt-v$i")
+			PORTS+=("xntv$i")
+		else
+			relay_start "$i" || return 1
+			GUESTS+=("xnt-t$i")
+			PORTS+=("xntt$i")
+		fi
+	done
+	witness_rules || return 1
+	wait_ports_up
+}
+
+topo_down() {
+	local i n
+	for i in "${!RELAY_PID[@]}"; do
+		[ -n "${RELAY_PID[$i]}" ] && relay_stop "$i" >/dev/null
+	done
+	RELAY_PID=()
+	if [ -e "$PIN" ] && [ -x "$XDPNET" ]; then xn detach "$BR" >/dev/null 2>&1; fi
+	for n in "${GUESTS[@]}" xnt-v4 "$SW"; do ns_del "$n"; done
+	GUESTS=()
+	PORTS=()
+}
+
+wait_ports_up() {
+	local i p st
+	for i in $(seq 50); do
+		st=0
+		for p in "${PORTS[@]}"; do
+			ip -n "$SW" -d link show "$p" | grep -q 'state forwarding' || st=1
+		done
+		[ $st = 0 ] && return 0
+		sleep 0.1
+	done
+	echo "bridge ports not forwarding:"
+	ip -n "$SW" -d link show
+	return 1
+}
+
+# Check the topology is what we think it is.
+topo_check() {
+	local i p
+	for p in "${PORTS[@]}"; do
+		ip -n "$SW" link show "$p" | grep -q "master $BR" || { echo "$p not in $BR"; return 1; }
+	done
+	for i in 1 2 3; do
+		ip -n "$(g_ns "$i")" addr show eth0
+		ip -n "$(g_ns "$i")" addr show eth0 | grep -q "inet $(g_ip4 "$i")/" || return 1
+	done
+	bridge -n "$SW" link show
+}
+
+# ---------------------------------------------------------------- witness
+#
+# br_netfilter: bridged IPv4/IPv6 frames traverse iptables/ip6tables
+# FORWARD; one counting rule per ordered pair of ports counts what the
+# *bridge* forwarded. Frames the datapath redirects never reach it.
+
+witness_rules() {
+	local a b t
+	nsx "$SW" sysctl -qw net.bridge.bridge-nf-call-iptables=1 \
+		net.bridge.bridge-nf-call-ip6tables=1 || return 1
+	for t in iptables ip6tables; do
+		nsx "$SW" "$t" -w -F FORWARD || return 1
+		for a in "${PORTS[@]}" ${EXTRA_PORTS:-}; do
+			for b in "${PORTS[@]}" ${EXTRA_PORTS:-}; do
+				[ "$a" = "$b" ] && continue
+				nsx "$SW" "$t" -w -A FORWARD -m physdev \
+					--physdev-in "$a" --physdev-out "$b" || return 1
+			done
+		done
+	done
+}
+
+# witness IN OUT: packets the bridge forwarded from port IN to port OUT.
+witness() {
+	{
+		nsx "$SW" iptables -w -nvxL FORWARD
+		nsx "$SW" ip6tables -w -nvxL FORWARD
+	} | awk -v i="$1" -v o="$2" '
+		{ for (k = 1; k < NF; k++)
+			if ($k == "--physdev-in" && $(k+1) == i && $(k+2) == "--physdev-out" && $(k+3) == o)
+				s += $1 }
+		END { print s + 0 }'
+}
+
+rx_packets() { # NS [DEV]
+	ip -n "$1" -j -s link show "${2:-eth0}" | jq '.[0].stats64.rx.packets'
+}
+
+# ---------------------------------------------------------------- CLI state
+
+ATTACHED_MODE= # mode we attached with, empty when detached
+
+status_json() { # FILE
+	xn status "$BR" --json >"$1" 2>"$1.err"
+}
+
+# ctr FILE PORT COUNTER: a port's packet counter from a status JSON.
+ctr() {
+	jq -r --arg p "$2" --arg c "$3" \
+		'[.bridges[0].ports[] | select(.name == $p) | .counters[$c].packets // 0] | add // 0' "$1" 2>/dev/null || echo 0
+}
+
+# ---------------------------------------------------------------- traffic
+
+next_port() { NEXT_PORT=$((NEXT_PORT + 1)); }
+
+ping_check() { # SRC_NS ADDR [ping args]
+	local ns=$1 addr=$2
+	shift 2
+	nsx "$ns" timeout -k 2 10 ping -c 3 -i 0.2 -w 6 -s 1000 -p a55a0ff0 "$@" "$addr"
+}
+
+# tcp_xfer SRC_NS DST_NS ADDR BYTES [RATE] [SECS]: a content-checked transfer.
+tcp_xfer() {
+	tcp_start "$@" || return 1
+	tcp_finish
+}
+
+# tcp_start SRC_NS DST_NS ADDR BYTES [RATE] [SECS] [PROGRESS_FILE]: start the
+# server and the client in the background (tcp_finish waits for both).
+# Started directly, not via nsx: a backgrounded function is a subshell, and
+# $! would not be the process to stop.
+tcp_start() {
+	local src=$1 dst=$2 addr=$3 bytes=$4 rate=${5:-0} secs=${6:-30} prog=${7:-}
+	next_port
+	X_PORT=$NEXT_PORT
+	ip netns exec "$dst" timeout -k 2 "$secs" "$PY" "$XFER" tcp-server --port "$X_PORT" \
+		--timeout "$secs" >"$WORK/srv.$X_PORT" 2>&1 &
+	X_SPID=$!
+	track "$X_SPID"
+	if ! wait_line "$WORK/srv.$X_PORT" LISTENING 5; then
+		echo "server did not start"; cat "$WORK/srv.$X_PORT"; stop_pid "$X_SPID"; return 1
+	fi
+	echo "tcp $src -> $dst [$addr]:$X_PORT $bytes bytes rate=$rate"
+	ip netns exec "$src" timeout -k 2 "$secs" "$PY" "$XFER" tcp-client --to "$addr" \
+		--port "$X_PORT" --bytes "$bytes" --rate "$rate" --timeout "$secs" \
+		${prog:+--progress "$prog"} >"$WORK/cli.$X_PORT" 2>&1 &
+	X_CPID=$!
+	track "$X_CPID"
+}
+
+tcp_finish() {
+	local rc src_rc
+	wait "$X_CPID"
+	src_rc=$?
+	untrack "$X_CPID"
+	wait "$X_SPID"
+	rc=$?
+	untrack "$X_SPID"
+	cat "$WORK/cli.$X_PORT" "$WORK/srv.$X_PORT"
+	rm -f "$WORK/cli.$X_PORT" "$WORK/srv.$X_PORT"
+	echo "client rc=$src_rc server rc=$rc"
+	[ "$src_rc" = 0 ] && [ "$rc" = 0 ]
+}
+
+# udp_xfer SRC_NS DST_NS ADDR [COUNT] [SIZES]: stop-and-wait echo.
+udp_xfer() {
+	local src=$1 dst=$2 addr=$3 count=${4:-40} sizes=${5:-} port spid rc src_rc
+	next_port
+	port=$NEXT_PORT
+	ip netns exec "$dst" timeout -k 2 30 "$PY" "$XFER" udp-server --port "$port" \
+		--count "$count" --timeout 25 >"$WORK/srv.$port" 2>&1 &
+	spid=$!
+	track "$spid"
+	if ! wait_line "$WORK/srv.$port" LISTENING 5; then
+		echo "server did not start"; cat "$WORK/srv.$port"; stop_pid "$spid"; return 1
+	fi
+	echo "udp $src -> $dst [$addr]:$port $count datagrams"
+	nsx "$src" timeout -k 2 30 "$PY" "$XFER" udp-client --to "$addr" \
+		--port "$port" --count "$count" ${sizes:+--sizes "$sizes"}
+	src_rc=$?
+	wait "$spid"
+	rc=$?
+	untrack "$spid"
+	cat "$WORK/srv.$port"
+	rm -f "$WORK/srv.$port"
+	echo "client rc=$src_rc server rc=$rc"
+	[ "$src_rc" = 0 ] && [ "$rc" = 0 ]
+}
+
+# ---------------------------------------------------------------- measuring
+#
+# m_begin I J / m_end I J around traffic from stand-in I to stand-in J:
+#   M_RX   frames J's eth0 received
+#   M_WIT  frames the bridge forwarded from I's port to J's port (witness)
+#   M_TC, M_XDP  tc_redirect / xdp_redirect on I's port (when attached)
+#   M_DEFER  the XDP stage's defer counters on I's port, for the log
+
+m_begin() {
+	M_RX0=$(rx_packets "$(g_ns "$2")")
+	M_WIT0=$(witness "$(g_port "$1")" "$(g_port "$2")")
+	if [ -n "$ATTACHED_MODE" ]; then status_json "$WORK/m0.json"; fi
+}
+
+m_end() {
+	local p
+	p=$(g_port "$1")
+	M_RX=$(($(rx_packets "$(g_ns "$2")") - M_RX0))
+	M_WIT=$(($(witness "$p" "$(g_port "$2")") - M_WIT0))
+	M_TC=0 M_XDP=0 M_DEFER=
+	if [ -n "$ATTACHED_MODE" ]; then
+		status_json "$WORK/m1.json"
+		M_TC=$(($(ctr "$WORK/m1.json" "$p" tc_redirect) - $(ctr "$WORK/m0.json" "$p" tc_redirect)))
+		M_XDP=$(($(ctr "$WORK/m1.json" "$p" xdp_redirect) - $(ctr "$WORK/m0.json" "$p" xdp_redirect)))
+		local c
+		for c in xdp_defer_csum xdp_defer_size xdp_defer_target xdp_defer_proto \
+			xdp_defer_refresh pass_unknown pass_refresh pass_not_attached \
+			drop_redirect_err drop_xmit_err; do
+			M_DEFER+=" $c=$(($(ctr "$WORK/m1.json" "$p" $c) - $(ctr "$WORK/m0.json" "$p" $c)))"
+		done
+	fi
+	echo "measured: rx=$M_RX bridge(witness)=$M_WIT tc_redirect=$M_TC xdp_redirect=$M_XDP;$M_DEFER"
+}
+
+# The frames took the bypass: redirects >= 90% of what J received, and the
+# bridge forwarded at most 1% (+4: keep-alive frames).
+expect_bypass() {
+	echo "rx=$M_RX bridge(witness)=$M_WIT tc_redirect=$M_TC xdp_redirect=$M_XDP;$M_DEFER"
+	local red=$((M_TC + M_XDP)) st=0
+	if [ "$M_RX" -le 0 ]; then echo "receiver saw nothing"; return 1; fi
+	if [ $((red * 10)) -lt $((M_RX * 9)) ]; then
+		echo "FAIL: redirected $red < 90% of received $M_RX"; st=1
+	fi
+	if [ $((M_WIT * 100)) -gt $((M_RX + 400)) ]; then
+		echo "FAIL: the bridge forwarded $M_WIT of $M_RX frames (> 1% + 4)"; st=1
+	fi
+	if [ "${1:-}" = xdp ] && [ "$M_XDP" -le 0 ]; then
+		echo "FAIL: xdp_redirect did not grow"; st=1
+	fi
+	return $st
+}
+
+# Detached (or never attached): the bridge carried (nearly) everything.
+expect_bridged() {
+	echo "rx=$M_RX bridge(witness)=$M_WIT"
+	[ "$M_RX" -gt 0 ] && [ $((M_WIT * 10)) -ge $((M_RX * 9)) ]
+}
