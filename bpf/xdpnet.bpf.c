@@ -29,19 +29,7 @@
  * shares these two maps. When it is off, each stage pays one array
  * lookup per frame for them.
  */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct xdpnet_lat_ctl);
-} lat_ctl SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct xdpnet_lat_cpu);
-} lat_cpu SEC(".maps");
+#include "xdpnet_lat_maps.h"
 
 /* XDP stage entry: the arrival time of a frame the XDP stage may redirect
  * (the probe's xdp_redirect tracepoint takes it from here). */

@@ -41,19 +41,7 @@ const volatile __u64 cfg_netns_ino = 0;
  * datapath's mark. */
 const volatile __u8 cfg_use_redirected = 1;
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct xdpnet_lat_ctl);
-} lat_ctl SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct xdpnet_lat_cpu);
-} lat_cpu SEC(".maps");
+#include "xdpnet_lat_maps.h"
 
 /* The bridge's ports (ifindex -> 1), all kinds, attached or not. */
 struct {
