@@ -33,16 +33,22 @@
 
 /* XDP stage entry: the arrival time of a frame the XDP stage may redirect
  * (the probe's xdp_redirect tracepoint takes it from here). */
-static __always_inline void lat_mark_xdp(__u32 ifindex)
+static __always_inline struct xdpnet_lat_cpu *lat_slot(void)
 {
 	struct xdpnet_lat_ctl *ctl;
-	struct xdpnet_lat_cpu *c;
 	__u32 zero = 0;
 
+	/* This CPU's probe slot, or NULL while the probe is off. */
 	ctl = bpf_map_lookup_elem(&lat_ctl, &zero);
 	if (!ctl || !ctl->on)
-		return;
-	c = bpf_map_lookup_elem(&lat_cpu, &zero);
+		return NULL;
+	return bpf_map_lookup_elem(&lat_cpu, &zero);
+}
+
+static __always_inline void lat_mark_xdp(__u32 ifindex)
+{
+	struct xdpnet_lat_cpu *c = lat_slot();
+
 	if (!c)
 		return;
 	c->xdp_ts = bpf_ktime_get_ns();
@@ -54,14 +60,8 @@ static __always_inline void lat_mark_xdp(__u32 ifindex)
  * (before Linux 6.4). */
 static __always_inline void lat_mark_tc(__u32 ifindex, __u32 target)
 {
-	struct xdpnet_lat_ctl *ctl;
-	struct xdpnet_lat_cpu *c;
-	__u32 zero = 0;
+	struct xdpnet_lat_cpu *c = lat_slot();
 
-	ctl = bpf_map_lookup_elem(&lat_ctl, &zero);
-	if (!ctl || !ctl->on)
-		return;
-	c = bpf_map_lookup_elem(&lat_cpu, &zero);
 	if (!c || c->rx_ifindex != ifindex)
 		return;
 	c->tc_skb = c->rx_skb;

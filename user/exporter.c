@@ -20,6 +20,7 @@
 #include "util.h"
 #include "nl.h"
 #include "stats.h"
+#include "loader.h"
 #include "exporter.h"
 
 #define MAX_BRIDGES 64
@@ -244,7 +245,7 @@ int xn_exporter(const struct xn_opts *o)
 		return XN_EPERM;
 	}
 	if (o->bridge) {
-		err = xn_stats_find_bridge(o->bridge, &br);
+		err = xn_find_bridge(o->bridge, &br);
 		if (err)
 			return err;
 	}

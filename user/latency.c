@@ -24,19 +24,11 @@
 #include "util.h"
 #include "nl.h"
 #include "stats.h"
+#include "loader.h"
 #include "latency.h"
 
 static const char *const lat_links[] = { "lat_rx", "lat_tx", "lat_xdp" };
 #define N_LINKS (sizeof(lat_links) / sizeof(lat_links[0]))
-
-static int pin_fd(const char *bridge, const char *leaf)
-{
-	char path[256];
-
-	if (xn_pin_path(path, sizeof(path), bridge, leaf))
-		return -ENAMETOOLONG;
-	return bpf_obj_get(path);
-}
 
 static int pin_has(const char *bridge, const char *leaf)
 {
@@ -68,7 +60,7 @@ static int lat_ours(const char *bridge)
 {
 	struct xdpnet_lat_ctl ctl = {};
 	__u32 zero = 0;
-	int fd = pin_fd(bridge, "lat_ctl"), ok;
+	int fd = xn_pin_get(bridge, "lat_ctl"), ok;
 
 	if (fd < 0)
 		return 0;
@@ -113,7 +105,7 @@ int xn_lat_read(const char *bridge, struct xn_lat_row **rows, int *n)
 		return ncpu;
 	if (!lat_ours(bridge))
 		return -ENOENT;
-	fd = pin_fd(bridge, "lat_hist");
+	fd = xn_pin_get(bridge, "lat_hist");
 	if (fd < 0)
 		return -ENOENT;
 	pc = calloc(ncpu, sizeof(*pc));
@@ -165,7 +157,7 @@ int xn_lat_reset(const char *bridge)
 
 	if (!lat_ours(bridge))
 		return -ENOENT;
-	fd = pin_fd(bridge, "lat_hist");
+	fd = xn_pin_get(bridge, "lat_hist");
 	if (fd < 0)
 		return -ENOENT;
 	keys = calloc(XDPNET_LAT_MAX_PAIRS, sizeof(*keys));
@@ -247,7 +239,7 @@ static void links_remove(const char *bridge)
 /* Reuse a pinned map of the bridge if there is one. 1 if reused. */
 static int reuse(struct bpf_map *m, const char *bridge, const char *leaf)
 {
-	int fd = pin_fd(bridge, leaf), err;
+	int fd = xn_pin_get(bridge, leaf), err;
 
 	if (fd < 0)
 		return 0;
@@ -270,7 +262,7 @@ static int lat_on(const char *bridge, const struct xn_link *br)
 	unsigned int i;
 
 	if (xn_lat_is_on(bridge)) {
-		fd = pin_fd(bridge, "lat_ports");
+		fd = xn_pin_get(bridge, "lat_ports");
 		err = fd < 0 ? -ENOENT : ports_sync(fd, br->ifindex, &nports);
 		if (fd >= 0)
 			close(fd);
@@ -279,7 +271,7 @@ static int lat_on(const char *bridge, const struct xn_link *br)
 			       strerror(-err));
 			return XN_ERR;
 		}
-		fd = pin_fd(bridge, "lat_ctl");
+		fd = xn_pin_get(bridge, "lat_ctl");
 		if (fd >= 0) {
 			set_ctl(fd, 1, br->ifindex);
 			close(fd);
@@ -361,7 +353,7 @@ static int lat_off(const char *bridge)
 		return XN_OK;
 	}
 	/* Datapath first: it stops marking frames, then the probe goes. */
-	fd = pin_fd(bridge, "lat_ctl");
+	fd = xn_pin_get(bridge, "lat_ctl");
 	if (fd >= 0) {
 		struct xdpnet_lat_ctl ctl = {};
 		__u32 zero = 0;
@@ -390,7 +382,7 @@ int xn_latency(const struct xn_opts *o)
 		       "CAP_SYS_ADMIN)");
 		return XN_EPERM;
 	}
-	err = xn_stats_find_bridge(o->bridge, &br);
+	err = xn_find_bridge(o->bridge, &br);
 	if (err)
 		return err;
 	err = xn_ensure_bpffs();

@@ -86,15 +86,6 @@ static void br_close(struct br *b)
 	b->prog_tc = b->prog_xdp = 0;
 }
 
-static int pin_get(const char *bridge, const char *leaf)
-{
-	char path[256];
-
-	if (xn_pin_path(path, sizeof(path), bridge, leaf))
-		return -ENAMETOOLONG;
-	return bpf_obj_get(path);
-}
-
 static int pin_exists(const char *bridge, const char *leaf)
 {
 	char path[256];
@@ -133,15 +124,15 @@ static int br_open_pinned(struct br *b, const char *bridge)
 	if (bridge != b->name)
 		snprintf(b->name, sizeof(b->name), "%s", bridge);
 	for (i = 0; i < N_MAPS; i++) {
-		b->map_fd[i] = pin_get(bridge, map_pins[i]);
+		b->map_fd[i] = xn_pin_get(bridge, map_pins[i]);
 		if (b->map_fd[i] < 0) {
 			b->map_fd[i] = 0;
 			br_close(b);
 			return XN_ENOTATTACHED;
 		}
 	}
-	b->prog_tc = pin_get(bridge, "prog_tc");
-	b->prog_xdp = pin_get(bridge, "prog_xdp");
+	b->prog_tc = xn_pin_get(bridge, "prog_tc");
+	b->prog_xdp = xn_pin_get(bridge, "prog_xdp");
 	if (b->prog_tc < 0 || b->prog_xdp < 0 ||
 	    bpf_map_lookup_elem(b->map_fd[M_META], &zero, &b->meta)) {
 		br_close(b);
@@ -151,16 +142,9 @@ static int br_open_pinned(struct br *b, const char *bridge)
 }
 
 /* Pins are global, bridges live in a network namespace: tell them apart. */
-static __u64 netns_ino(void)
-{
-	struct stat st;
-
-	return stat("/proc/self/ns/net", &st) ? 0 : st.st_ino;
-}
-
 static int same_netns(const struct br *b)
 {
-	return !b->meta.netns_ino || b->meta.netns_ino == netns_ino();
+	return !b->meta.netns_ino || b->meta.netns_ino == xn_netns_ino();
 }
 
 static int root_check(void)
@@ -210,7 +194,7 @@ again:
 		bpf_program__set_autoload(skel->progs.xdpnet_devmap_xmit, 0);
 	}
 	for (i = M_LAT_CTL; i <= M_LAT_CPU; i++) {
-		int fd = pin_get(b->name, map_pins[i]);
+		int fd = xn_pin_get(b->name, map_pins[i]);
 		struct bpf_map *m = i == M_LAT_CTL ? skel->maps.lat_ctl
 						   : skel->maps.lat_cpu;
 
@@ -291,7 +275,7 @@ again:
 	b->meta.attached_at = time(NULL);
 	b->meta.vlan_filtering = !!b->link.vlan_filtering;
 	b->meta.version = XDPNET_VERSION;
-	b->meta.netns_ino = netns_ino();
+	b->meta.netns_ino = xn_netns_ino();
 	b->meta.strict_src = !!strict;
 	err = bpf_map_update_elem(bpf_map__fd(skel->maps.meta), &zero, &b->meta,
 				  0);
@@ -373,7 +357,7 @@ static void unhook_tc(struct br *b, const struct xdpnet_port *port)
 		return;
 	}
 	snprintf(leaf, sizeof(leaf), "tc_%u", port->ifindex);
-	fd = pin_get(b->name, leaf);
+	fd = xn_pin_get(b->name, leaf);
 	if (fd >= 0) {
 		bpf_link_detach(fd); /* fails harmlessly if the port is gone */
 		close(fd);
@@ -458,7 +442,7 @@ static void unhook_xdp(struct br *b, __u32 ifindex)
 	int fd;
 
 	snprintf(leaf, sizeof(leaf), "xdp_%u", ifindex);
-	fd = pin_get(b->name, leaf);
+	fd = xn_pin_get(b->name, leaf);
 	if (fd >= 0) {
 		bpf_link_detach(fd);
 		close(fd);
@@ -852,7 +836,7 @@ int xn_detach(const struct xn_opts *o)
 
 /* ---------------------------------------------------------------- attach */
 
-static int find_bridge(const char *name, struct xn_link *l)
+int xn_find_bridge(const char *name, struct xn_link *l)
 {
 	int err = xn_get_link(name, l);
 
@@ -945,7 +929,7 @@ int xn_attach(const struct xn_opts *o)
 	err = root_check();
 	if (err)
 		return err;
-	err = find_bridge(o->bridge, &b.link);
+	err = xn_find_bridge(o->bridge, &b.link);
 	if (err)
 		return err;
 	err = xn_ensure_bpffs();
@@ -1071,7 +1055,7 @@ static __u32 link_prog_id(const char *bridge, const char *leaf)
 {
 	struct bpf_link_info info = {};
 	__u32 len = sizeof(info);
-	int fd = pin_get(bridge, leaf);
+	int fd = xn_pin_get(bridge, leaf);
 	__u32 id = 0;
 
 	if (fd < 0)

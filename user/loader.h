@@ -3,6 +3,11 @@
 #define XN_LOADER_H
 
 #include "cli.h"
+#include "nl.h"
+
+/* Look BRIDGE up: 0, or an xn_exit code after a one-line error
+ * (no such device, not a bridge). */
+int xn_find_bridge(const char *name, struct xn_link *l);
 
 /* Each returns an enum xn_exit code. */
 int xn_attach(const struct xn_opts *o);

@@ -22,6 +22,7 @@
 #include "nl.h"
 #include "latency.h"
 #include "stats.h"
+#include "loader.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -946,47 +947,11 @@ void xn_stats_print_prom(FILE *f, const struct xn_stats_sample *s, int n)
 
 /* --------------------------------------------------------- kernel side */
 
-__u64 xn_netns_ino(void)
-{
-	struct stat st;
-
-	return stat("/proc/self/ns/net", &st) ? 0 : st.st_ino;
-}
-
-static int pin_fd(const char *bridge, const char *leaf)
-{
-	char path[256];
-
-	if (xn_pin_path(path, sizeof(path), bridge, leaf))
-		return -ENAMETOOLONG;
-	return bpf_obj_get(path);
-}
-
-int xn_stats_find_bridge(const char *name, struct xn_link *l)
-{
-	int err = xn_get_link(name, l);
-
-	if (err == -ENODEV) {
-		xn_err("no such device '%s'", name);
-		return XN_ENOBRIDGE;
-	}
-	if (err) {
-		xn_err("cannot look up '%s': %s", name, strerror(-err));
-		return err == -EPERM ? XN_EPERM : XN_ERR;
-	}
-	if (strcmp(l->kind, "bridge")) {
-		xn_err("'%s' is not a bridge (it is a %s device)", name,
-		       l->kind[0] ? l->kind : "physical");
-		return XN_ENOBRIDGE;
-	}
-	return 0;
-}
-
 /* The pinned meta of an attached bridge, if it is this namespace's. */
 static int read_meta(const char *bridge, struct xdpnet_meta *m)
 {
 	__u32 zero = 0;
-	int fd = pin_fd(bridge, "meta"), err;
+	int fd = xn_pin_get(bridge, "meta"), err;
 
 	if (fd < 0)
 		return -ENOENT;
@@ -1005,7 +970,7 @@ int xn_stats_pins_ours(const char *bridge)
 
 	if (!read_meta(bridge, &m) && m.netns_ino && m.netns_ino != ino)
 		return 0;
-	fd = pin_fd(bridge, "lat_ctl");
+	fd = xn_pin_get(bridge, "lat_ctl");
 	if (fd >= 0) {
 		int ok = bpf_map_lookup_elem(fd, &zero, &ctl) ||
 			 !ctl.netns_ino || ctl.netns_ino == ino;
@@ -1045,8 +1010,8 @@ static int collect_datapath(const char *bridge, struct xn_stats_sample *s)
 	    (m.netns_ino && m.netns_ino != xn_netns_ino()) ||
 	    m.bridge_ifindex != s->bridge_ifindex)
 		return 0;
-	fd_ports = pin_fd(bridge, "ports");
-	fd_stats = pin_fd(bridge, "stats");
+	fd_ports = xn_pin_get(bridge, "ports");
+	fd_stats = xn_pin_get(bridge, "stats");
 	pc = calloc(ncpu, sizeof(*pc));
 	if (fd_ports < 0 || fd_stats < 0 || !pc) {
 		if (fd_ports >= 0)
@@ -1083,7 +1048,7 @@ int xn_stats_collect(const char *bridge, struct xn_stats_sample *s)
 	int n = 0, i, err;
 
 	memset(s, 0, sizeof(*s));
-	err = xn_stats_find_bridge(bridge, &br);
+	err = xn_find_bridge(bridge, &br);
 	if (err)
 		return err;
 	snprintf(s->bridge, sizeof(s->bridge), "%s", bridge);
@@ -1147,7 +1112,7 @@ int xn_stats_reset(const char *bridge)
 		return XN_ERR;
 	}
 	if (!read_meta(bridge, &m)) {
-		fd = pin_fd(bridge, "stats");
+		fd = xn_pin_get(bridge, "stats");
 		zero = calloc(ncpu, sizeof(*zero));
 		if (fd < 0 || !zero) {
 			if (fd >= 0)
@@ -1220,7 +1185,7 @@ int xn_stats(const struct xn_opts *o)
 	if (o->reset) {
 		struct xn_link br;
 
-		err = xn_stats_find_bridge(o->bridge, &br);
+		err = xn_find_bridge(o->bridge, &br);
 		if (!err)
 			err = xn_stats_reset(o->bridge);
 		if (err)

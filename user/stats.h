@@ -126,8 +126,6 @@ void xn_stats_print_json(FILE *f, const struct xn_stats_sample *s,
 void xn_stats_print_prom(FILE *f, const struct xn_stats_sample *s, int n);
 
 /* Kernel side. Each returns an enum xn_exit code, with a one-line error. */
-__u64 xn_netns_ino(void);
-int xn_stats_find_bridge(const char *name, struct xn_link *l);
 /* 1 if the pins under XDPNET_PIN_ROOT/bridge belong to this namespace's
  * bridge (or there are none), 0 otherwise. */
 int xn_stats_pins_ours(const char *bridge);

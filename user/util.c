@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <linux/magic.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 #include "xdpnet.h"
@@ -119,6 +120,22 @@ int xn_pin_path(char *buf, size_t len, const char *bridge, const char *leaf)
 	else
 		n = snprintf(buf, len, "%s/%s", XDPNET_PIN_ROOT, bridge);
 	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+unsigned long long xn_netns_ino(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/net", &st) ? 0 : st.st_ino;
+}
+
+int xn_pin_get(const char *bridge, const char *leaf)
+{
+	char path[256];
+
+	if (xn_pin_path(path, sizeof(path), bridge, leaf))
+		return -ENAMETOOLONG;
+	return bpf_obj_get(path);
 }
 
 int xn_valid_ifname(const char *name)

@@ -38,6 +38,13 @@ int xn_ensure_bpffs(void);
 /* XDPNET_PIN_ROOT "/" bridge [ "/" leaf ]. Returns 0, or -1 if too long. */
 int xn_pin_path(char *buf, size_t len, const char *bridge, const char *leaf);
 
+/* Inode of this process's network namespace (pins are global, bridges are
+ * not: state records whose it is). 0 if unknown. */
+unsigned long long xn_netns_ino(void);
+
+/* bpf_obj_get() of XDPNET_PIN_ROOT/bridge/leaf: an fd or a negative errno. */
+int xn_pin_get(const char *bridge, const char *leaf);
+
 /* Bridge names are interface names: 1..15 chars, no '/', not "." or "..". */
 int xn_valid_ifname(const char *name);
 
