@@ -178,14 +178,26 @@ int xdpnet_tc(struct __sk_buff *skb)
  * tracepoints see them. They fire for every XDP user on the host: count
  * only those that concern our ports.
  */
+/* The bridge's network namespace (set by the loader): ifindexes repeat
+ * across namespaces, so a device is ours only if it lives there too. */
+const volatile __u64 cfg_netns_ino = 0;
+
+static __always_inline int our_port(const struct net_device *dev,
+				    __u32 *ifindex)
+{
+	*ifindex = BPF_CORE_READ(dev, ifindex);
+	return BPF_CORE_READ(dev, nd_net.net, ns.inum) == cfg_netns_ino &&
+	       bpf_map_lookup_elem(&ports, ifindex);
+}
+
 SEC("tp_btf/xdp_redirect_err")
 int BPF_PROG(xdpnet_redirect_err, const struct net_device *dev,
 	     const struct bpf_prog *xdp, const void *tgt, int err,
 	     enum bpf_map_type map_type, __u32 map_id, __u32 index)
 {
-	__u32 ifindex = BPF_CORE_READ(dev, ifindex);
+	__u32 ifindex;
 
-	if (bpf_map_lookup_elem(&ports, &ifindex))
+	if (our_port(dev, &ifindex))
 		xdpnet_count(ifindex, XDPNET_C_DROP_REDIRECT_ERR, 0);
 	return 0;
 }
@@ -194,10 +206,10 @@ SEC("tp_btf/xdp_devmap_xmit")
 int BPF_PROG(xdpnet_devmap_xmit, const struct net_device *from_dev,
 	     const struct net_device *to_dev, int sent, int drops, int err)
 {
-	__u32 ifindex = BPF_CORE_READ(to_dev, ifindex);
 	struct xdpnet_stats *s;
+	__u32 ifindex;
 
-	if (drops <= 0 || !bpf_map_lookup_elem(&ports, &ifindex))
+	if (drops <= 0 || !our_port(to_dev, &ifindex))
 		return 0;
 	s = bpf_map_lookup_elem(&stats, &ifindex);
 	if (s)

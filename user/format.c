@@ -324,6 +324,8 @@ void xn_print_status(FILE *f, const struct xn_bridge_status *b, int n, int json)
 					1000000,
 				(unsigned long long)s->meta.attached_at,
 				s->fdb_entries, s->note_set ? "false" : "true");
+			fprintf(f, ",\"bridge_gone\":%s",
+				s->gone ? "true" : "false");
 			fputs(",\"ports\":[", f);
 			for (j = 0; j < s->nports; j++) {
 				if (j)
@@ -345,6 +347,11 @@ void xn_print_status(FILE *f, const struct xn_bridge_status *b, int n, int json)
 			fputs("  strict: only sources the bridge learned on "
 			      "the ingress port are bypassed; no learning\n",
 			      f);
+		if (s->gone)
+			fprintf(f,
+				"  gone: the bridge was deleted; 'xdpnet "
+				"detach %s' removes what is left\n",
+				s->name);
 		if (s->note_set)
 			fputs("  note: redirect-error tracepoints are not "
 			      "attached; XDP transmit drops are not counted\n",

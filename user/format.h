@@ -51,6 +51,7 @@ struct xn_bridge_status {
 	int nports;
 	struct xn_port_row *ports;
 	int note_set; /* redirect-error tracepoints are not attached */
+	int gone;     /* the bridge was deleted: only pinned state is left */
 };
 
 /* Text status lists every non-zero counter when set (default). */

@@ -189,6 +189,7 @@ again:
 	skel->rodata->cfg_vlan_filtering = !!b->link.vlan_filtering;
 	skel->rodata->cfg_learning = !strict;
 	skel->rodata->cfg_strict_src = !!strict;
+	skel->rodata->cfg_netns_ino = xn_netns_ino();
 	if (!tracing) {
 		bpf_program__set_autoload(skel->progs.xdpnet_redirect_err, 0);
 		bpf_program__set_autoload(skel->progs.xdpnet_devmap_xmit, 0);
@@ -940,6 +941,22 @@ int xn_attach(const struct xn_opts *o)
 		return XN_ERR;
 	snprintf(b.name, sizeof(b.name), "%s", o->bridge);
 	xn_pin_path(dir, sizeof(dir), b.name, NULL);
+	/* State of a bridge that was deleted (libvirt reuses names): clear. */
+	if (pin_exists(b.name, "meta") && !br_open_pinned(&b, b.name)) {
+		struct xn_link old;
+		int stale = same_netns(&b) &&
+			    b.meta.bridge_ifindex != b.link.ifindex &&
+			    xn_get_link_by_index(b.meta.bridge_ifindex, &old) ==
+				    -ENODEV;
+
+		br_close(&b);
+		if (stale) {
+			br_teardown(b.name);
+			xn_info("xdpnet: removed what a deleted bridge named %s "
+				"left behind",
+				b.name);
+		}
+	}
 	/* A directory without "meta" holds only the latency probe's pins. */
 	fresh = !pin_exists(b.name, "meta");
 	if (fresh) {
@@ -1085,6 +1102,13 @@ static int status_one(const char *bridge, struct xn_bridge_status *s)
 	s->fdb_entries = count_fdb(b.map_fd[M_FDB]);
 	if (!pin_exists(bridge, "trace_redirect_err"))
 		s->note_set = 1;
+	{
+		struct xn_link l;
+
+		s->gone = xn_get_link_by_index(b.meta.bridge_ifindex, &l) ==
+				  -ENODEV ||
+			  strcmp(l.name, bridge);
+	}
 	pc = calloc(ncpu, sizeof(*pc));
 	s->ports = calloc(XDPNET_MAX_PORTS, sizeof(*s->ports));
 	if (!pc || !s->ports) {

@@ -411,7 +411,16 @@ xdp_counts() {
 	expect_eq "xnsst1 xdp bytes" "$(dpv x0 x1 xnsst1 .paths.xdp.bytes)" $((N * FRAME)) || return 1
 	expect_eq "xnsst1 tc packets" "$(dpv x0 x1 xnsst1 .paths.tc.packets)" 0 || return 1
 	expect_eq "xnsst2 bypass_in" "$(dpv x0 x1 xnsst2 .bypass_in.packets)" "$N" || return 1
-	expect_eq "xnsst2 tx packets" "$(dpv x0 x1 xnsst2 .tx.packets)" "$N" || return 1
+	# An XDP redirect into a tap has no backpressure: when the relay
+	# falls behind (a loaded machine), tun_xdp_xmit() tail-drops. Every
+	# frame is then either sent or counted, by the device and by us.
+	local drop
+	drop=$(dpv x0 x1 xnsst2 .tx_dropped)
+	expect_eq "xnsst2 tx packets + tx_dropped" \
+		$(($(dpv x0 x1 xnsst2 .tx.packets) + drop)) "$N" || return 1
+	expect_eq "xnsst2 xmit_drop counted" \
+		"$(dpv x0 x1 xnsst2 .paths.xmit_drop.packets)" "$drop" || return 1
+	[ "$drop" -eq 0 ] || echo "note: $drop frames tail-dropped at the tap"
 	expect_eq "errors" "$(dpv x0 x1 xnsst1 .paths.redirect_err.packets)" 0
 }
 
