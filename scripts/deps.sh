@@ -1,11 +1,13 @@
 #!/bin/sh
-# Install the Debian packages xdpnet needs to build, test and demo.
+# Install the Debian packages xdpnet needs to build, test and demo, or, with
+# arguments, those packages instead (tests/vm/deps.sh uses that).
 # Idempotent: does nothing when everything is already there.
 set -eu
 
 PKGS="make gcc clang llvm pkg-config libbpf-dev libxdp-dev libnl-3-dev
 libnl-route-3-dev libmicrohttpd-dev bpftool libcmocka-dev iproute2 iputils-ping ethtool
 iptables jq curl python3 iperf3 procps util-linux sockperf python3-matplotlib"
+[ $# -gt 0 ] && PKGS="$*"
 
 missing=""
 for p in $PKGS; do

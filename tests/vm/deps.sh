@@ -8,22 +8,5 @@
 # when everything is there.
 set -eu
 
-PKGS="qemu-system-x86 iperf3 ethtool jq iproute2 util-linux gcc libc6-dev
-procps"
-
-missing=""
-for p in $PKGS; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
-		missing="$missing $p"
-done
-[ -z "$missing" ] && exit 0
-
-if [ "$(id -u)" != 0 ]; then
-	echo "tests/vm/deps.sh: missing packages:$missing; run as root (sudo make check-vm)" >&2
-	exit 1
-fi
-echo "tests/vm/deps.sh: installing:$missing"
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-# shellcheck disable=SC2086
-apt-get install -y -qq --no-install-recommends $missing >/dev/null
+exec "$(dirname "$0")/../../scripts/deps.sh" qemu-system-x86 iperf3 ethtool \
+	jq iproute2 util-linux gcc libc6-dev procps
