@@ -14,7 +14,8 @@
  * request with SIZE bytes and closes when the client does; it serves one
  * connection at a time, which is all a client needs.
  *
- * The client prints one JSON object: transactions, rate, errors and
+ * The client prints one JSON object: transactions, rate, errors (failed or
+ * abandoned transactions: connect refused, or no answer within 1.5 s) and
  * latency (min, mean, p50, p90, p99, max) in microseconds.
  */
 #define _GNU_SOURCE
@@ -28,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -67,6 +69,18 @@ static void nodelay(int fd)
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 }
 
+/* A transaction that has not finished within a second (a lost SYN waits
+ * 1 s for its retransmission, longer ones are failures) is counted as an
+ * error and abandoned, so that one lost frame cannot stall a run. On
+ * Linux SO_SNDTIMEO also bounds connect(). */
+static void timeouts(int fd)
+{
+	struct timeval tv = { .tv_sec = 1, .tv_usec = 500000 };
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+}
+
 static int serve(const struct sockaddr_in *sa, size_t size)
 {
 	int one = 1, ls, fd;
@@ -90,6 +104,8 @@ static int serve(const struct sockaddr_in *sa, size_t size)
 			return 1;
 		}
 		nodelay(fd);
+		/* A client that vanished must not hold the server up. */
+		timeouts(fd);
 		/* Answer requests until the client closes. */
 		while (io_full(fd, 0, size) == 0 && io_full(fd, 1, size) == 0)
 			;
@@ -142,6 +158,7 @@ static int client(const struct sockaddr_in *sa, size_t size, double duration,
 				return 1;
 			}
 			nodelay(fd);
+			timeouts(fd);
 			if (connect(fd, (const struct sockaddr *)sa,
 				    sizeof(*sa))) {
 				errors++;

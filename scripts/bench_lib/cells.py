@@ -1,0 +1,301 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""Run one cell: a test item on a path, with xdpnet's counters (and the
+host's iptables FORWARD counter) read before and after."""
+
+import os
+import time
+
+from . import matrix, parse
+from .topo import (GEN_DIRECT_DEV, GEN_IP, GEN_NS, GEN_PORT, RCV_DEV,
+                   RCV_IP, RCV_NS, SINK_IP, SINK_MAC, SINK_TAP, SW)
+from .util import CmdError, netns, read_file, run
+
+UDP_OVERHEAD = 14 + 20 + 8 + 4  # Ethernet, IPv4, UDP headers and the FCS
+SETTLE = {"udp": 0.5, "fwd64": 0.5}
+
+
+def udp_payload(frame_size):
+    """UDP payload for a frame of frame_size bytes on the wire (FCS
+    included): 64 -> 18, 512 -> 466."""
+    return frame_size - UDP_OVERHEAD
+
+
+def iperf3_args(item, ip, duration):
+    argv = ["iperf3", "-c", ip, "-p", "5201", "-t", str(duration), "-J",
+            "-i", "0", "--connect-timeout", "3000"]
+    if item.test == "udp":
+        argv += ["-u", "-b", "0", "-l", str(udp_payload(int(item.variant)))]
+    elif item.variant == "rx":
+        argv.append("-R")
+    elif item.variant == "bidir":
+        argv.append("--bidir")
+    elif item.variant == "p4":
+        argv += ["-P", "4"]
+    return argv
+
+
+def run_iperf3(topo, ep, item, duration):
+    topo.server(ep["server_ns"], ep["server_ip"], "iperf3")
+    argv = iperf3_args(item, ep["server_ip"], duration)
+    ns = ep["client_ns"]
+    cp = topo.client(ns, argv, duration + 15)
+    text = cp.stdout
+    try:
+        if item.test == "udp":
+            m = parse.parse_iperf3_udp(text)
+        else:
+            m = parse.parse_iperf3_tcp(text)
+    except (parse.ParseError, CmdError):
+        # A server left in a bad state by an earlier failure (an iperf3
+        # server can hang in a finished test): a fresh one, once more.
+        topo.server(ep["server_ns"], ep["server_ip"], "iperf3", restart=True)
+        cp = topo.client(ns, argv, duration + 15)
+        text = cp.stdout
+        m = (parse.parse_iperf3_udp(text) if item.test == "udp"
+             else parse.parse_iperf3_tcp(text))
+    return m, {"argv": [ns] + argv, "stdout": text}
+
+
+def run_sockperf(topo, ep, item, duration):
+    tcp = item.test == "tcp_rr"
+    kind = "sockperf-tcp" if tcp else "sockperf-udp"
+    topo.server(ep["server_ns"], ep["server_ip"], kind)
+    argv = ["sockperf", "pp", "-i", ep["server_ip"],
+            "-p", "11112" if tcp else "11111", "-m", str(item.variant),
+            "-t", str(duration), "--full-rtt"]
+    if tcp:
+        argv.append("--tcp")
+    ns = ep["client_ns"]
+    cp = topo.client(ns, argv, duration + 15)
+    text = cp.stdout + cp.stderr
+    try:
+        m = parse.parse_sockperf(text)
+    except (parse.ParseError, CmdError):
+        topo.server(ep["server_ns"], ep["server_ip"], kind, restart=True)
+        cp = topo.client(ns, argv, duration + 15)
+        text = cp.stdout + cp.stderr
+        m = parse.parse_sockperf(text)
+    return m, {"argv": [ns] + argv, "stdout": text}
+
+
+def run_crr(topo, ep, item, duration):
+    topo.server(ep["server_ns"], ep["server_ip"], "crr")
+    argv = [os.path.join(topo.tools, "xnb_crr"), "client", "--connect",
+            ep["server_ip"], "--port", "7100", "--duration", str(duration),
+            "--size", str(item.variant)]
+    ns = ep["client_ns"]
+    cp = topo.client(ns, argv, duration + 15)
+    try:
+        m = parse.parse_crr(cp.stdout)
+    except (parse.ParseError, CmdError):
+        topo.server(ep["server_ns"], ep["server_ip"], "crr", restart=True)
+        cp = topo.client(ns, argv, duration + 15)
+        m = parse.parse_crr(cp.stdout)
+    return m, {"argv": [ns] + argv, "stdout": cp.stdout}
+
+
+def _schedstat(pid):
+    text = read_file("/proc/%d/schedstat" % pid)
+    return parse.parse_schedstat(text) if text else None
+
+
+def _cpu_of(pids):
+    tot = 0
+    for p in pids:
+        v = _schedstat(p)
+        if v is not None:
+            tot += v
+    return tot
+
+
+def fwd_compute(d):
+    """The forwarding test's figures from its before/after deltas.
+
+    d: elapsed_s, offered_pps, forwarded (frames the path handed to the
+    receiving port, including those the receiver's queue was too full
+    for), delivered (frames the receiver read), switch_cpu_ns (CPU time of
+    the source port's NAPI thread: the whole switch path), recv_cpu_ns
+    (CPU time of the receiver), busy_ns (the whole machine, context)."""
+    fwd = d["forwarded"]
+    dlv = d["delivered"]
+    if fwd <= 0 or d["elapsed_s"] <= 0:
+        raise parse.ParseError("fwd64: nothing was forwarded")
+    out = {
+        "fwd_kpps": fwd / d["elapsed_s"] / 1e3,
+        "delivered_kpps": dlv / d["elapsed_s"] / 1e3,
+        "offered_kpps": d["offered_pps"] / 1e3,
+        "switch_ns": d["switch_cpu_ns"] / fwd,
+        "recv_ns": d["recv_cpu_ns"] / dlv if dlv > 0 else 0.0,
+    }
+    out["total_ns"] = out["switch_ns"] + out["recv_ns"]
+    if d.get("busy_ns") is not None and dlv > 0:
+        out["machine_ns"] = d["busy_ns"] / dlv
+    return out
+
+
+def run_fwd64(topo, ep, item, duration, direct):
+    """64 B frames from xnb_pktgen into the source port; count what the
+    path forwarded into the receiving port and what it cost."""
+    if direct:
+        gen_dev, src_port_ns, src_port = GEN_DIRECT_DEV, RCV_NS, RCV_DEV
+        dst_mac, dst_ip, src_ip = topo.mac(RCV_NS, RCV_DEV), RCV_IP, \
+            "10.78.1.1"
+    else:
+        gen_dev, src_port_ns, src_port = "eth0", SW, GEN_PORT
+        dst_mac, dst_ip, src_ip = SINK_MAC, SINK_IP, GEN_IP
+    napi = topo.napi_threads(src_port)
+    if not napi:
+        raise CmdError("no NAPI thread for %s (GRO/threaded NAPI off?)"
+                       % src_port)
+    sink_pid = topo.sink.pid if topo.sink else None
+    # On a machine with 2+ CPUs the switch path (the NAPI thread) gets the
+    # last CPU to itself; the generator and the receiver share CPU 0. The
+    # generator overloads the path; frames the source port's ring has no
+    # room for never reach the switch and are not counted.
+    cpus = sorted(os.sched_getaffinity(0))
+    pinned = len(cpus) >= 2
+    if pinned:
+        for pid in napi:
+            try:
+                os.sched_setaffinity(pid, {cpus[-1]})
+            except OSError:
+                pinned = False
+        if sink_pid and not direct:
+            try:
+                os.sched_setaffinity(sink_pid, {cpus[0]})
+            except OSError:
+                pass
+
+    def sample():
+        s = {"napi": _cpu_of(napi), "sink": _cpu_of([sink_pid])
+             if (sink_pid and not direct) else 0,
+             "stat": parse.parse_proc_stat_cpu(read_file("/proc/stat")),
+             "t": time.time()}
+        if direct:
+            s["rx"] = topo.dev_stat(RCV_NS, RCV_DEV, "rx_packets")
+            s["tx"] = s["rx"]
+            s["txdrop"] = 0
+        else:
+            s["rx"] = topo.dev_stat(SW, GEN_PORT, "rx_packets")
+            s["tx"] = topo.dev_stat(SW, SINK_TAP, "tx_packets")
+            s["txdrop"] = topo.dev_stat(SW, SINK_TAP, "tx_dropped")
+        return s
+
+    pin = ["taskset", "-c", str(cpus[0])] if pinned else []
+    argv = netns(GEN_NS, pin + [os.path.join(topo.tools, "xnb_pktgen"),
+                          "--dev", gen_dev, "--dst-mac", dst_mac,
+                          "--src-ip", src_ip, "--dst-ip", dst_ip,
+                          "--size", str(item.variant),
+                          "--duration", str(duration)])
+    a = sample()
+    cp = run(argv, check=False, timeout=duration + 15)
+    time.sleep(0.2)  # let the receiver drain what is queued
+    b = sample()
+    gen = parse.parse_pktgen(cp.stdout)
+    hz = os.sysconf("SC_CLK_TCK")
+    d = {
+        "elapsed_s": gen["elapsed_s"],
+        "offered_pps": gen["pps"],
+        # Handed to the receiving tap: read by the receiver, or dropped
+        # because its ring was full (tun counts those as tx_dropped).
+        "forwarded": (b["tx"] - a["tx"]) + (b["txdrop"] - a["txdrop"]),
+        "delivered": b["tx"] - a["tx"],
+        "processed": b["rx"] - a["rx"],
+        "switch_cpu_ns": b["napi"] - a["napi"],
+        "recv_cpu_ns": b["sink"] - a["sink"],
+        "busy_ns": (b["stat"]["busy"] - a["stat"]["busy"]) * 1e9 / hz,
+    }
+    m = fwd_compute(d)
+    m["dropped_at_receiver"] = b["txdrop"] - a["txdrop"]
+    return m, {"argv": argv, "stdout": cp.stdout, "deltas": d,
+               "napi_pids": napi, "source_port": src_port,
+               "pinned": {"napi": cpus[-1], "generator": cpus[0],
+                          "receiver": cpus[0]} if pinned else None,
+               "source_port_ns": src_port_ns}
+
+
+def fwd64_xdpnet_count(rec, delta):
+    """With xdpnet attached, what the path forwarded into the receiving
+    tap is what xdpnet redirected into it (rx_redirected) plus what it
+    handed to the bridge: an XDP redirect that the tap's ring has no room
+    for is dropped by the devmap, not counted by the tap, so the tap's
+    own counters would undercount the XDP stage."""
+    d = rec["raw"]["deltas"]
+    sink = delta.get(SINK_TAP, {})
+    src = delta.get(GEN_PORT, {})
+    passed = sum(v for k, v in src.items() if k.startswith("pass_"))
+    d["forwarded_tap_counters"] = d["forwarded"]
+    d["forwarded"] = sink.get("rx_redirected", 0) + passed
+    d["dropped_xdp_xmit"] = sink.get("drop_xmit_err", 0)
+    m = fwd_compute(d)
+    m["dropped_at_receiver"] = d["forwarded"] - d["delivered"]
+    rec["metrics"] = m
+
+
+def run_cell(topo, cell, duration, threshold=0.99):
+    """Measure one cell. Returns a dict for the raw record."""
+    item, path, setting = cell.item, cell.path, cell.setting
+    spec = matrix.PATHS[path]
+    direct = spec["kind"] == "direct"
+    topo.set_path(path)
+    if item.test == "fwd64":
+        ep = {"ports": [] if direct else [GEN_PORT], "bypass": not direct,
+              "client_ns": GEN_NS, "server_ns": RCV_NS if direct else SW}
+    else:
+        ep = topo.endpoints(setting, item, path)
+    rec = {"cell": cell.index, "setting": setting._asdict(),
+           "test": item.test, "variant": item.variant,
+           "direction": item.direction, "path": path, "rep": cell.rep,
+           "duration_s": duration, "started": time.time(),
+           "ports": ep["ports"], "metrics": None, "error": None,
+           "validity": "valid", "validity_reason": ""}
+    xdp = spec["xdpnet"] is not None
+    before = after = None
+    nf_before = None
+    try:
+        if not direct:
+            if spec["nf"]:
+                nf_before = topo.nf_forward_packets()
+            if xdp:
+                before = parse.parse_status(topo.status_json(), "xnbbr0")
+        if item.test in ("tcp_stream", "udp"):
+            m, raw = run_iperf3(topo, ep, item, duration)
+        elif item.test in ("tcp_rr", "udp_rr"):
+            m, raw = run_sockperf(topo, ep, item, duration)
+        elif item.test == "tcp_crr":
+            m, raw = run_crr(topo, ep, item, duration)
+        elif item.test == "fwd64":
+            m, raw = run_fwd64(topo, ep, item, duration, direct)
+        else:
+            raise ValueError(item.test)
+        if xdp:
+            after = parse.parse_status(topo.status_json(), "xnbbr0")
+        if nf_before is not None:
+            rec["nf_forward_packets"] = topo.nf_forward_packets() - nf_before
+            rec["nf_rules"] = topo.rules
+        rec["metrics"] = m
+        rec["raw"] = raw
+        if item.test in SETTLE:
+            # Floods leave queues and socket buffers to drain; the next
+            # cell should not pay for them.
+            time.sleep(SETTLE[item.test])
+    except (CmdError, parse.ParseError, OSError) as e:
+        rec["error"] = str(e)
+        rec["validity"] = "error"
+        rec["validity_reason"] = str(e)[:200]
+        return rec
+    if xdp:
+        delta = parse.counters_delta(before["ports"], after["ports"])
+        fp = parse.fastpath(delta, ep["ports"])
+        rec["fastpath"] = fp
+        rec["xdpnet_mode"] = after.get("mode")
+        rec["counters_delta"] = {p: {k: v for k, v in delta.get(p, {})
+                                     .items() if v}
+                                 for p in ep["ports"]}
+        status, reason = parse.validity(fp, ep["bypass"], threshold)
+        rec["validity"], rec["validity_reason"] = status, reason
+        if item.test == "fwd64":
+            fwd64_xdpnet_count(rec, delta)
+    elif direct:
+        rec["validity"] = "valid"
+    return rec

@@ -1,0 +1,298 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""What the benchmark compares (paths), what it measures (tests), in which
+settings (stand-in kind, guest offloads, MTU), and in which order.
+
+A cell is one measurement: (setting, test item, path, repeat). The order
+interleaves paths: for each setting, repeat r runs every path in turn
+(A B C D E, A B C D E, ...), each path running the setting's test items,
+so slow drift of the machine touches every path alike."""
+
+import collections
+
+# ---------------------------------------------------------------- paths
+
+# kind: 'direct' (a veth pair between two namespaces, no switch) or
+# 'bridge' (the stand-ins' bridge). nf: br_netfilter on with the N
+# iptables FORWARD rules (a 'realistic' Docker/Kubernetes host). xdpnet:
+# None (detached), 'tc' or 'xdp' (attach --mode).
+PATHS = collections.OrderedDict([
+    ("direct", {"kind": "direct", "nf": False, "xdpnet": None,
+                "label": "direct veth pair (no switch)"}),
+    ("bridge", {"kind": "bridge", "nf": False, "xdpnet": None,
+                "label": "Linux bridge"}),
+    ("bridge-nf", {"kind": "bridge", "nf": True, "xdpnet": None,
+                   "label": "bridge, br_netfilter + N FORWARD rules"}),
+    ("xdpnet-tc", {"kind": "bridge", "nf": True, "xdpnet": "tc",
+                   "label": "xdpnet TC stage (same realistic host)"}),
+    ("xdpnet-xdp", {"kind": "bridge", "nf": True, "xdpnet": "xdp",
+                    "label": "xdpnet XDP stage (same realistic host)"}),
+    ("xdpnet-tc-plain", {"kind": "bridge", "nf": False, "xdpnet": "tc",
+                         "label": "xdpnet TC stage, plain host"}),
+    ("xdpnet-xdp-plain", {"kind": "bridge", "nf": False, "xdpnet": "xdp",
+                          "label": "xdpnet XDP stage, plain host"}),
+])
+DEFAULT_PATHS = ["direct", "bridge", "bridge-nf", "xdpnet-tc", "xdpnet-xdp"]
+
+
+def is_xdpnet(path):
+    return PATHS[path]["xdpnet"] is not None
+
+
+# ---------------------------------------------------------------- tests
+
+# metric: the headline figure; better: which way is better; extra: other
+# figures kept in the CSV and the report.
+TESTS = collections.OrderedDict([
+    ("tcp_stream", {"metric": "gbps", "better": "higher", "unit": "Gbit/s",
+                    "extra": ["sent_gbps", "retransmits"],
+                    "title": "TCP stream (iperf3)"}),
+    ("udp", {"metric": "rx_kpps", "better": "higher", "unit": "kpps",
+             "extra": ["tx_kpps", "loss_pct"],
+             "title": "UDP flood (iperf3 -u -b 0), frames received"}),
+    ("tcp_rr", {"metric": "p50_us", "better": "lower", "unit": "us",
+                "extra": ["p90_us", "p99_us", "mean_us", "tps"],
+                "title": "TCP request/response, 64 B (sockperf ping-pong)"}),
+    ("udp_rr", {"metric": "p50_us", "better": "lower", "unit": "us",
+                "extra": ["p90_us", "p99_us", "mean_us", "tps"],
+                "title": "UDP request/response, 64 B (sockperf ping-pong)"}),
+    ("tcp_crr", {"metric": "tps", "better": "higher", "unit": "trans/s",
+                 "extra": ["p50_us", "p90_us", "p99_us", "mean_us"],
+                 "title": "TCP connect/request/response, 64 B (xnb_crr)"}),
+    ("fwd64", {"metric": "fwd_kpps", "better": "higher", "unit": "kpps",
+               "extra": ["switch_ns", "recv_ns", "total_ns",
+                         "delivered_kpps", "offered_kpps"],
+               "title": "64 B forwarding capacity (xnb_pktgen -> tap)"}),
+])
+
+# Which way is better, for every figure a test produces.
+BETTER = {
+    "gbps": "higher", "sent_gbps": "higher", "retransmits": "lower",
+    "rx_kpps": "higher", "tx_kpps": "higher", "loss_pct": "lower",
+    "p50_us": "lower", "p90_us": "lower", "p99_us": "lower",
+    "mean_us": "lower", "tps": "higher", "fwd_kpps": "higher",
+    "switch_ns": "lower", "recv_ns": "lower", "total_ns": "lower",
+    "delivered_kpps": "higher", "offered_kpps": "higher",
+}
+
+UNITS = {
+    "gbps": "Gbit/s", "sent_gbps": "Gbit/s", "retransmits": "",
+    "rx_kpps": "kpps", "tx_kpps": "kpps", "loss_pct": "%",
+    "p50_us": "us", "p90_us": "us", "p99_us": "us", "mean_us": "us",
+    "tps": "/s", "fwd_kpps": "kpps", "switch_ns": "ns/pkt",
+    "recv_ns": "ns/pkt", "total_ns": "ns/pkt", "delivered_kpps": "kpps",
+    "offered_kpps": "kpps",
+}
+
+DIRECTIONS = ("vm-vm", "host-vm", "vm-host")
+ARROW = {"vm-vm": "vm→vm", "host-vm": "host→vm", "vm-host": "vm→host"}
+
+Item = collections.namedtuple("Item", "test variant direction")
+Setting = collections.namedtuple("Setting", "standin offloads mtu")
+Cell = collections.namedtuple("Cell", "index setting item path rep")
+
+
+def item_name(item):
+    v = "" if item.variant in (None, "") else " " + str(item.variant)
+    return "%s%s %s" % (item.test, v, ARROW.get(item.direction,
+                                                 item.direction))
+
+
+def setting_name(s):
+    return "%s/offloads-%s/mtu%d" % (s.standin, s.offloads, s.mtu)
+
+
+def parse_setting(text):
+    """'veth/on/1500' -> Setting."""
+    parts = text.split("/")
+    if len(parts) != 3 or parts[0] not in ("veth", "tap", "vm") or \
+            parts[1] not in ("on", "off"):
+        raise ValueError("setting must look like veth/on/1500, "
+                         "tap/off/9000 or vm/on/1500: %r" % text)
+    return Setting(parts[0], parts[1], int(parts[2]))
+
+
+# ------------------------------------------------------------- profiles
+
+def _stream(variants, directions=("vm-vm",)):
+    return [Item("tcp_stream", v, d) for d in directions for v in variants]
+
+
+# Items run in each kind of setting, per profile. Host directions only
+# where they say something (xdpnet hands host traffic to the bridge); the
+# tap stand-ins are symmetric, so their 'rx' would repeat 'tx'.
+FULL_VETH_ON = (
+    _stream(["tx", "rx", "bidir", "p4"])
+    + _stream(["tx"], ("host-vm", "vm-host"))
+    + [Item("udp", 64, "vm-vm"), Item("udp", 512, "vm-vm"),
+       Item("tcp_rr", 64, "vm-vm"), Item("udp_rr", 64, "vm-vm"),
+       Item("tcp_rr", 64, "host-vm"), Item("tcp_crr", 64, "vm-vm")])
+FULL_TAP_ON = (
+    _stream(["tx", "bidir"])
+    + _stream(["tx"], ("host-vm", "vm-host"))
+    + [Item("tcp_rr", 64, "vm-vm"), Item("udp_rr", 64, "vm-vm"),
+       Item("tcp_crr", 64, "vm-vm")])
+FULL_VETH_OFF = (
+    _stream(["tx", "rx", "bidir", "p4"])
+    + [Item("udp", 64, "vm-vm"), Item("tcp_rr", 64, "vm-vm"),
+       Item("udp_rr", 64, "vm-vm"), Item("tcp_crr", 64, "vm-vm")])
+FULL_TAP_OFF = (
+    _stream(["tx", "bidir"])
+    + [Item("udp", 64, "vm-vm"), Item("tcp_rr", 64, "vm-vm"),
+       Item("udp_rr", 64, "vm-vm"), Item("tcp_crr", 64, "vm-vm")])
+FWD = [Item("fwd64", 64, "vm-vm")]
+
+PROFILES = {
+    # The development machine's full run (docs/performance.md).
+    "full": {
+        "repeats": 5,
+        "durations": {"tcp_stream": 2, "udp": 2, "tcp_rr": 1.5,
+                      "udp_rr": 1.5, "tcp_crr": 2, "fwd64": 3},
+        "plan": [
+            (Setting("veth", "on", 1500), FULL_VETH_ON + FWD),
+            (Setting("tap", "on", 1500), FULL_TAP_ON),
+            (Setting("veth", "off", 1500), FULL_VETH_OFF),
+            (Setting("tap", "off", 1500), FULL_TAP_OFF),
+            (Setting("veth", "off", 9000), _stream(["tx", "p4"])),
+            (Setting("tap", "off", 9000), _stream(["tx"])),
+            (Setting("veth", "on", 9000), _stream(["tx"])),
+            (Setting("tap", "on", 9000), _stream(["tx"])),
+        ],
+    },
+    # A few minutes: make demo.
+    "quick": {
+        "repeats": 3,
+        "durations": {"tcp_stream": 2, "udp": 2, "tcp_rr": 1.5,
+                      "udp_rr": 1.5, "tcp_crr": 2, "fwd64": 2},
+        "plan": [
+            (Setting("veth", "on", 1500),
+             _stream(["tx"]) + [Item("tcp_rr", 64, "vm-vm")] + FWD),
+            (Setting("veth", "off", 1500), _stream(["tx"])),
+            (Setting("tap", "off", 1500),
+             _stream(["tx"]) + [Item("tcp_rr", 64, "vm-vm")]),
+        ],
+    },
+    # CI: one short cell of every test per path, once.
+    "smoke": {
+        "repeats": 1,
+        "durations": {"tcp_stream": 1, "udp": 1, "tcp_rr": 1, "udp_rr": 1,
+                      "tcp_crr": 1, "fwd64": 1},
+        "plan": [
+            (Setting("veth", "on", 1500),
+             _stream(["tx"]) + [Item("udp", 64, "vm-vm"),
+                                Item("tcp_rr", 64, "vm-vm"),
+                                Item("udp_rr", 64, "vm-vm"),
+                                Item("tcp_crr", 64, "vm-vm")] + FWD),
+            (Setting("tap", "off", 1500), _stream(["tx"])),
+        ],
+    },
+}
+
+# --topology vm: the guests are the stand-ins (setting kind 'vm'); the
+# direct pair is the netns one, measured in the same run.
+VM_PROFILES = {
+    "full": {
+        "repeats": 5,
+        "durations": PROFILES["full"]["durations"],
+        "plan": [
+            (Setting("vm", "on", 1500),
+             _stream(["tx", "rx", "bidir", "p4"])
+             + _stream(["tx"], ("host-vm", "vm-host"))
+             + [Item("udp", 64, "vm-vm"), Item("tcp_rr", 64, "vm-vm"),
+                Item("udp_rr", 64, "vm-vm"), Item("tcp_rr", 64, "host-vm"),
+                Item("tcp_crr", 64, "vm-vm")]),
+            (Setting("vm", "off", 1500),
+             _stream(["tx", "bidir", "p4"])
+             + [Item("udp", 64, "vm-vm"), Item("tcp_rr", 64, "vm-vm"),
+                Item("udp_rr", 64, "vm-vm"), Item("tcp_crr", 64, "vm-vm")]),
+            (Setting("vm", "off", 9000), _stream(["tx"])),
+            (Setting("vm", "on", 9000), _stream(["tx"])),
+        ],
+    },
+    "quick": {
+        "repeats": 3,
+        "durations": PROFILES["quick"]["durations"],
+        "plan": [
+            (Setting("vm", "on", 1500),
+             _stream(["tx"]) + [Item("tcp_rr", 64, "vm-vm")]),
+            (Setting("vm", "off", 1500),
+             _stream(["tx"]) + [Item("tcp_rr", 64, "vm-vm")]),
+        ],
+    },
+    "smoke": {
+        "repeats": 1,
+        "durations": PROFILES["smoke"]["durations"],
+        "plan": [
+            (Setting("vm", "on", 1500),
+             _stream(["tx"]) + [Item("udp", 64, "vm-vm"),
+                                Item("tcp_rr", 64, "vm-vm"),
+                                Item("udp_rr", 64, "vm-vm"),
+                                Item("tcp_crr", 64, "vm-vm")]),
+            (Setting("vm", "off", 1500), _stream(["tx"])),
+        ],
+    },
+}
+
+# Seconds a cell costs beyond its duration (process start, counters),
+# for the time estimate; refined from what the run measures.
+# sockperf's client sleeps 2 s before every test.
+OVERHEAD = {"tcp_stream": 0.45, "udp": 0.7, "tcp_rr": 2.35, "udp_rr": 2.35,
+            "tcp_crr": 0.15, "fwd64": 1.0}
+SWITCH_COST = {"path": 0.4, "setting": 4.0}
+
+
+def path_applies(path, setting, item, plan_settings):
+    """Does this path run this item in this setting?
+
+    The direct pair only carries vm-vm items (it has no host) and runs in
+    veth settings; a tap setting borrows the direct figures of the veth
+    setting with the same offloads and MTU when the plan has one."""
+    if PATHS[path]["kind"] != "direct":
+        return True
+    if item.direction != "vm-vm":
+        return False
+    if setting.standin == "veth":
+        return True
+    twin = Setting("veth", setting.offloads, setting.mtu)
+    return twin not in plan_settings
+
+
+def direct_twin(setting, plan_settings):
+    """The setting whose direct cells serve as this setting's reference."""
+    twin = Setting("veth", setting.offloads, setting.mtu)
+    if setting.standin != "veth" and twin in plan_settings:
+        return twin
+    return setting
+
+
+def build_cells(plan, paths, repeats, tests=None):
+    """The ordered list of cells (see the module's doc)."""
+    settings = [s for s, _ in plan]
+    cells = []
+    for setting, items in plan:
+        items = [i for i in items if tests is None or i.test in tests]
+        if not items:
+            continue
+        for rep in range(1, repeats + 1):
+            for path in paths:
+                for item in items:
+                    if path_applies(path, setting, item, settings):
+                        cells.append(Cell(len(cells), setting, item, path,
+                                          rep))
+    return cells
+
+
+def estimate_seconds(cells, durations, overhead=None):
+    """Rough wall time of a list of cells, switches included."""
+    overhead = overhead or OVERHEAD
+    t = 0.0
+    last_setting = last_path = None
+    for c in cells:
+        if c.setting != last_setting:
+            t += SWITCH_COST["setting"]
+            last_setting = c.setting
+            last_path = None
+        if c.path != last_path:
+            t += SWITCH_COST["path"]
+            last_path = c.path
+        t += durations[c.item.test] + overhead.get(c.item.test, 0.6)
+    return t

@@ -1,0 +1,116 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""The run order (interleaved paths), which path runs what, estimates."""
+import unittest
+
+import benchpath  # noqa: F401
+from bench_lib import cells, matrix
+
+S_V = matrix.Setting("veth", "on", 1500)
+S_T = matrix.Setting("tap", "on", 1500)
+
+
+class Order(unittest.TestCase):
+    def test_paths_interleave_per_repeat(self):
+        items = [matrix.Item("tcp_stream", "tx", "vm-vm"),
+                 matrix.Item("tcp_rr", 64, "vm-vm")]
+        paths = ["bridge", "xdpnet-tc", "xdpnet-xdp"]
+        cl = matrix.build_cells([(S_V, items)], paths, 3)
+        order = [c.path for c in cl]
+        self.assertEqual(order, ["bridge", "bridge", "xdpnet-tc",
+                                 "xdpnet-tc", "xdpnet-xdp",
+                                 "xdpnet-xdp"] * 3)
+        self.assertEqual([c.rep for c in cl[:6]], [1] * 6)
+        self.assertEqual([c.index for c in cl], list(range(len(cl))))
+
+    def test_direct_only_vm_vm_and_borrowed_by_taps(self):
+        items = [matrix.Item("tcp_stream", "tx", "vm-vm"),
+                 matrix.Item("tcp_stream", "tx", "host-vm")]
+        cl = matrix.build_cells([(S_V, items), (S_T, items)],
+                                ["direct", "bridge"], 1)
+        direct = [c for c in cl if c.path == "direct"]
+        self.assertEqual(len(direct), 1)
+        self.assertEqual(direct[0].setting, S_V)
+        self.assertEqual(direct[0].item.direction, "vm-vm")
+        # A tap setting without a veth twin measures its own direct pair.
+        cl = matrix.build_cells([(S_T, items)], ["direct", "bridge"], 1)
+        self.assertEqual(len([c for c in cl if c.path == "direct"]), 1)
+
+    def test_test_filter(self):
+        cl = matrix.build_cells(matrix.PROFILES["smoke"]["plan"],
+                                matrix.DEFAULT_PATHS, 1, {"fwd64"})
+        self.assertEqual({c.item.test for c in cl}, {"fwd64"})
+        self.assertEqual(len(cl), len(matrix.DEFAULT_PATHS))
+
+    def test_profiles(self):
+        for name, prof in matrix.PROFILES.items():
+            cl = matrix.build_cells(prof["plan"], matrix.DEFAULT_PATHS,
+                                    prof["repeats"])
+            self.assertTrue(cl, name)
+            for t in {c.item.test for c in cl}:
+                self.assertIn(t, prof["durations"])
+        self.assertGreaterEqual(matrix.PROFILES["full"]["repeats"], 5)
+        full = matrix.PROFILES["full"]
+        est = matrix.estimate_seconds(
+            matrix.build_cells(full["plan"], matrix.DEFAULT_PATHS,
+                               full["repeats"]), full["durations"])
+        self.assertLess(est, 50 * 60)
+        smoke = matrix.PROFILES["smoke"]
+        est = matrix.estimate_seconds(
+            matrix.build_cells(smoke["plan"], matrix.DEFAULT_PATHS, 1),
+            smoke["durations"])
+        self.assertLess(est, 150)
+        # Every path has one cell of every test in the smoke run.
+        cl = matrix.build_cells(smoke["plan"], matrix.DEFAULT_PATHS, 1)
+        for p in matrix.DEFAULT_PATHS:
+            self.assertEqual({c.item.test for c in cl if c.path == p},
+                             set(matrix.TESTS))
+
+    def test_setting_names(self):
+        self.assertEqual(matrix.parse_setting("vm/on/1500"),
+                         matrix.Setting("vm", "on", 1500))
+        self.assertEqual(matrix.parse_setting("tap/off/9000"),
+                         matrix.Setting("tap", "off", 9000))
+        for bad in ("tap/off", "box/on/1500", "veth/maybe/1500"):
+            with self.assertRaises(ValueError):
+                matrix.parse_setting(bad)
+
+
+class Commands(unittest.TestCase):
+    def test_udp_frame_sizes(self):
+        self.assertEqual(cells.udp_payload(64), 18)
+        self.assertEqual(cells.udp_payload(512), 466)
+
+    def test_iperf3_args(self):
+        a = cells.iperf3_args(matrix.Item("tcp_stream", "rx", "vm-vm"),
+                              "10.0.0.2", 3)
+        self.assertIn("-R", a)
+        self.assertIn("-J", a)
+        a = cells.iperf3_args(matrix.Item("tcp_stream", "p4", "vm-vm"),
+                              "10.0.0.2", 3)
+        self.assertEqual(a[a.index("-P") + 1], "4")
+        a = cells.iperf3_args(matrix.Item("tcp_stream", "bidir", "vm-vm"),
+                              "10.0.0.2", 3)
+        self.assertIn("--bidir", a)
+        a = cells.iperf3_args(matrix.Item("udp", 64, "vm-vm"), "10.0.0.2", 2)
+        self.assertEqual(a[a.index("-l") + 1], "18")
+        self.assertEqual(a[a.index("-b") + 1], "0")
+
+    def test_fwd_compute(self):
+        m = cells.fwd_compute({
+            "elapsed_s": 2.0, "offered_pps": 2e6, "forwarded": 400000,
+            "delivered": 300000, "switch_cpu_ns": 400000 * 1500.0,
+            "recv_cpu_ns": 300000 * 1000.0, "busy_ns": 2e9})
+        self.assertAlmostEqual(m["fwd_kpps"], 200.0)
+        self.assertAlmostEqual(m["delivered_kpps"], 150.0)
+        self.assertAlmostEqual(m["switch_ns"], 1500.0)
+        self.assertAlmostEqual(m["recv_ns"], 1000.0)
+        self.assertAlmostEqual(m["total_ns"], 2500.0)
+        self.assertAlmostEqual(m["offered_kpps"], 2000.0)
+        with self.assertRaises(Exception):
+            cells.fwd_compute({"elapsed_s": 1.0, "offered_pps": 1,
+                               "forwarded": 0, "delivered": 0,
+                               "switch_cpu_ns": 0, "recv_cpu_ns": 0})
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,155 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""scripts/bench --smoke: one short cell of every test on every path.
+Asserts that the run completes and writes its files with the expected
+columns and positive values; it asserts nothing about speed.
+
+Needs root and a built tree (make all). Skipped otherwise, unless
+XNB_BENCH_SMOKE=require (make check-bench), where it fails instead."""
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+from benchpath import ROOT
+from bench_lib import matrix, report
+
+REQUIRE = os.environ.get("XNB_BENCH_SMOKE") == "require"
+TOOLS = ["build/xdpnet", "build/tests/vnet_relay", "build/tests/xnb_pktgen",
+         "build/tests/xnb_tapsink", "build/tests/xnb_crr"]
+
+
+def why_not():
+    if os.geteuid() != 0:
+        return "needs root"
+    missing = [t for t in TOOLS if not os.access(os.path.join(ROOT, t),
+                                                 os.X_OK)]
+    if missing:
+        return "not built: " + ", ".join(missing)
+    for tool in ("iperf3", "sockperf"):
+        if not shutil.which(tool):
+            return "%s is not installed (scripts/deps.sh)" % tool
+    return None
+
+
+class Smoke(unittest.TestCase):
+    out = None
+    proc = None
+
+    @classmethod
+    def setUpClass(cls):
+        reason = why_not()
+        if reason:
+            if REQUIRE:
+                raise AssertionError("smoke run impossible: " + reason)
+            raise unittest.SkipTest(reason)
+        cls.out = tempfile.mkdtemp(prefix="xnb-smoke.")
+        py = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") \
+            else sys.executable
+        cls.proc = subprocess.run(
+            [py, os.path.join(ROOT, "scripts", "bench"), "--smoke", "-q",
+             "--out", cls.out], cwd=ROOT, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, text=True, timeout=170)
+        sys.stdout.write("".join("# " + ln + "\n" for ln in
+                                 cls.proc.stdout.splitlines()[-25:]))
+
+    @classmethod
+    def tearDownClass(cls):
+        if cls.out and not os.environ.get("XNB_BENCH_KEEP"):
+            shutil.rmtree(cls.out, ignore_errors=True)
+
+    def test_exit_status(self):
+        self.assertEqual(self.proc.returncode, 0, self.proc.stdout[-2000:])
+
+    def test_files(self):
+        for f in ("raw.json", "cells.csv", "summary.csv", "report.md",
+                  "run.log"):
+            p = os.path.join(self.out, f)
+            self.assertTrue(os.path.isfile(p), f)
+            self.assertGreater(os.path.getsize(p), 0, f)
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            return
+        pngs = os.listdir(os.path.join(self.out, "plots"))
+        for f in ("tcp_stream.png", "tcp_rr_p50.png", "fwd64_cpu.png",
+                  "ratios.png"):
+            self.assertIn(f, pngs)
+            with open(os.path.join(self.out, "plots", f), "rb") as fh:
+                self.assertEqual(fh.read(8), b"\x89PNG\r\n\x1a\n")
+
+    def test_cells_csv(self):
+        with open(os.path.join(self.out, "cells.csv")) as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual(list(rows[0].keys()), report.CELL_FIELDS)
+        seen = {(r["path"], r["test"]) for r in rows}
+        for p in matrix.DEFAULT_PATHS:
+            for t in matrix.TESTS:
+                self.assertIn((p, t), seen)
+        for r in rows:
+            self.assertEqual(r["error"], "", r)
+            metric = matrix.TESTS[r["test"]]["metric"]
+            self.assertGreater(float(r[metric]), 0, r)
+            if r["path"].startswith("xdpnet"):
+                self.assertNotEqual(r["fastpath_share"], "", r)
+                self.assertEqual(r["validity"], "valid", r)
+            if r["test"] in ("tcp_rr", "udp_rr"):
+                for m in ("p50_us", "p90_us", "p99_us", "mean_us"):
+                    self.assertGreater(float(r[m]), 0, r)
+            if r["test"] == "fwd64":
+                for m in ("switch_ns", "fwd_kpps", "offered_kpps"):
+                    self.assertGreater(float(r[m]), 0, r)
+            if r["path"] == "bridge-nf":
+                self.assertGreater(int(r["nf_forward_packets"]), 0, r)
+
+    def test_summary_csv_ratios(self):
+        with open(os.path.join(self.out, "summary.csv")) as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual(list(rows[0].keys()), report.SUMMARY_FIELDS)
+        x = [r for r in rows if r["path"].startswith("xdpnet") and
+             r["metric"] == matrix.TESTS[r["test"]]["metric"]]
+        self.assertTrue(x)
+        for r in x:
+            self.assertGreater(float(r["vs_bridge"]), 0, r)
+            self.assertGreater(float(r["vs_bridge_nf"]), 0, r)
+            self.assertGreater(float(r["vs_direct"]), 0, r)
+
+    def test_raw_json(self):
+        with open(os.path.join(self.out, "raw.json")) as f:
+            doc = json.load(f)
+        env = doc["env"]
+        for k in ("kernel", "cpu_model", "cpus", "iperf3", "sockperf",
+                  "iptables", "loadavg_start"):
+            self.assertIn(k, env)
+        self.assertEqual(doc["rules_measured"], 300)
+        self.assertTrue(doc["offloads"])
+        for snap in doc["offloads"].values():
+            self.assertTrue(any(k.endswith(":eth0") for k in snap))
+        ports = doc["topology_info"]["ports"]
+        self.assertIn("sndbuf", ports["xnbt1"])
+        self.assertIn("queues", ports["xnbv1"])
+        for c in doc["cells"]:
+            if c["path"].startswith("xdpnet"):
+                self.assertIn("counters_delta", c)
+
+    def test_report_md(self):
+        with open(os.path.join(self.out, "report.md")) as f:
+            md = f.read()
+        for h in ("## Environment", "## Targets", "## Results",
+                  "## Invalid and failed cells"):
+            self.assertIn(h, md)
+        self.assertIn("| T1 |", md)
+
+    def test_cleaned_up(self):
+        left = [ns for ns in os.listdir("/run/netns")
+                if ns.startswith("xnb-")] if os.path.isdir("/run/netns") \
+            else []
+        self.assertEqual(left, [])
+        self.assertFalse(os.path.exists("/sys/fs/bpf/xdpnet/xnbbr0"))
+
+
+if __name__ == "__main__":
+    unittest.main()
