@@ -56,7 +56,8 @@ TESTS = collections.OrderedDict([
                 "extra": ["p90_us", "p99_us", "mean_us", "tps"],
                 "title": "UDP request/response, 64 B (sockperf ping-pong)"}),
     ("tcp_crr", {"metric": "tps", "better": "higher", "unit": "trans/s",
-                 "extra": ["p50_us", "p90_us", "p99_us", "mean_us"],
+                 "extra": ["p50_us", "p90_us", "p99_us", "mean_us",
+                           "errors"],
                  "title": "TCP connect/request/response, 64 B (xnb_crr)"}),
     ("fwd64", {"metric": "fwd_kpps", "better": "higher", "unit": "kpps",
                "extra": ["switch_ns", "recv_ns", "total_ns",
@@ -71,7 +72,7 @@ BETTER = {
     "p50_us": "lower", "p90_us": "lower", "p99_us": "lower",
     "mean_us": "lower", "tps": "higher", "fwd_kpps": "higher",
     "switch_ns": "lower", "recv_ns": "lower", "total_ns": "lower",
-    "delivered_kpps": "higher", "offered_kpps": "higher",
+    "delivered_kpps": "higher", "offered_kpps": "higher", "errors": "lower",
 }
 
 UNITS = {
@@ -80,7 +81,7 @@ UNITS = {
     "p50_us": "us", "p90_us": "us", "p99_us": "us", "mean_us": "us",
     "tps": "/s", "fwd_kpps": "kpps", "switch_ns": "ns/pkt",
     "recv_ns": "ns/pkt", "total_ns": "ns/pkt", "delivered_kpps": "kpps",
-    "offered_kpps": "kpps",
+    "offered_kpps": "kpps", "errors": "",
 }
 
 DIRECTIONS = ("vm-vm", "host-vm", "vm-host")

@@ -11,7 +11,7 @@ from . import matrix, stats
 METRICS = ["gbps", "sent_gbps", "retransmits", "rx_kpps", "tx_kpps",
            "loss_pct", "p50_us", "p90_us", "p99_us", "mean_us", "tps",
            "fwd_kpps", "delivered_kpps", "offered_kpps", "switch_ns",
-           "recv_ns", "total_ns"]
+           "recv_ns", "total_ns", "errors"]
 
 REFS = ("bridge", "bridge-nf", "direct")
 
