@@ -134,12 +134,14 @@ check-vm: deps
 	tests/vm/run.sh
 
 # The whole suite, as CI runs it (as root): unit, BPF program, integration,
-# real guests (CHECK_VM=0 skips those).
+# the benchmark harness's tests and smoke run, real guests (CHECK_VM=0
+# skips those).
 check: deps
 	$(MAKE) all $(UNIT_TESTS) $(BPF_TESTS)
 	$(MAKE) check-unit
 	$(MAKE) check-bpf
 	$(MAKE) check-integration
+	$(MAKE) check-bench
 	@if [ "$(CHECK_VM)" != 0 ]; then $(MAKE) check-vm; else echo "check-vm skipped (CHECK_VM=0)"; fi
 
 # The demo, then the quick benchmark (a few minutes; BENCH=0 skips it).
