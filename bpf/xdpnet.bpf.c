@@ -1,16 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * xdpnet datapath: redirect known-unicast frames between the ports of a
- * bridge, bypassing it. Two entry points share one decision
- * (xdpnet_decide.h):
+ * bridge, bypassing it, exactly where the bridge would forward them. Two
+ * entry points share one decision (xdpnet_decide.h):
  *
- *  - xdpnet_tc, on every attached port's TC ingress: bpf_redirect() to the
+ *  - xdpnet_tc, on every carried port's TC ingress: bpf_redirect() to the
  *    target port's transmit path, keeping GSO and checksum-offload state.
- *  - xdpnet_xdp, native XDP (--mode xdp): redirects through the tx_ports
- *    devmap only frames it can prove safe; everything else goes on
- *    (XDP_PASS) to the TC stage.
+ *  - xdpnet_xdp, native XDP on taps (--mode xdp): redirects through the
+ *    tx_ports devmap only frames it can prove safe; everything else goes
+ *    on (XDP_PASS) to the TC stage.
  *
- * Whatever neither stage takes continues into the bridge unchanged.
+ * Whatever neither stage takes continues into the bridge unchanged. The
+ * FDB the decision uses is a mirror of the bridge's (xdpnet_fdb.h).
+ *
+ * Built twice: xdpnet.bpf.o reads the bridge's port state from maps that
+ * user space keeps, xdpnet_live.bpf.o (XDPNET_LIVE) also reads the
+ * ingress port's state from the kernel on every frame (xdpnet_live.h).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -19,6 +24,7 @@
 #include <bpf/bpf_tracing.h>
 #include "xdpnet.h"
 #include "xdpnet_decide.h"
+#include "xdpnet_fdb.h"
 
 /* Not ours: let the next tc program, then the bridge, have it. */
 #define TC_ACT_UNSPEC (-1)
@@ -26,25 +32,22 @@
 
 /*
  * The latency probe (bpf/xdpnet_lat.bpf.c, loaded by "xdpnet latency on")
- * shares these two maps. When it is off, each stage pays one array
- * lookup per frame for them.
+ * shares lat_cpu; xdpnet_cfg.lat_on says whether it is on, so while it is
+ * off each stage pays one load of a global per frame.
  */
 #include "xdpnet_lat_maps.h"
 
-/* XDP stage entry: the arrival time of a frame the XDP stage may redirect
- * (the probe's xdp_redirect tracepoint takes it from here). */
 static __always_inline struct xdpnet_lat_cpu *lat_slot(void)
 {
-	struct xdpnet_lat_ctl *ctl;
 	__u32 zero = 0;
 
-	/* This CPU's probe slot, or NULL while the probe is off. */
-	ctl = bpf_map_lookup_elem(&lat_ctl, &zero);
-	if (!ctl || !ctl->on)
+	if (!xdpnet_cfg.lat_on)
 		return NULL;
 	return bpf_map_lookup_elem(&lat_cpu, &zero);
 }
 
+/* XDP stage entry: the arrival time of a frame the XDP stage may redirect
+ * (the probe's xdp_redirect tracepoint takes it from here). */
 static __always_inline void lat_mark_xdp(__u32 ifindex)
 {
 	struct xdpnet_lat_cpu *c = lat_slot();
@@ -83,14 +86,15 @@ int xdpnet_xdp(struct xdp_md *ctx)
 		.ctx = ctx,
 		.ifindex = ctx->ingress_ifindex,
 	};
-	__u32 target = 0, verdict;
+	__u32 verdict;
 
 	lat_mark_xdp(f.ifindex);
 	/*
 	 * tun's native path (tun_build_skb, tun_xdp_one) runs XDP on a buffer
-	 * without room for metadata; generic XDP, which runs on an skb and
-	 * redirects that skb with its checksum state, has it. Probing for it
-	 * tells the two apart (see xdpnet_csum.h for why that matters).
+	 * without room for metadata on older kernels; generic XDP, which runs
+	 * on an skb and redirects that skb with its checksum state, has it.
+	 * Probing for it tells the two apart where it can (see xdpnet_csum.h
+	 * for why that matters).
 	 */
 	if (!bpf_xdp_adjust_meta(ctx, -4)) {
 		f.skb_backed = 1;
@@ -108,7 +112,8 @@ int xdpnet_xdp(struct xdp_md *ctx)
 			/* A truncated tag, or an 802.1ad tag on a bridge
 			 * that filters 802.1Q: leave it to the TC stage. */
 			if ((void *)(vh + 1) > f.data_end ||
-			    (cfg_vlan_filtering && f.proto != ETH_P_8021Q))
+			    (xdpnet_cfg.vlan_filtering &&
+			     f.proto != ETH_P_8021Q))
 				return XDP_PASS;
 			f.tagged = 1;
 			f.vid = bpf_ntohs(vh->h_vlan_TCI) & VLAN_VID_MASK;
@@ -117,18 +122,18 @@ int xdpnet_xdp(struct xdp_md *ctx)
 		}
 	}
 
-	verdict = xdpnet_decide(&f, &target, XDPNET_STAGE_XDP);
+	verdict = xdpnet_decide(&f, XDPNET_STAGE_XDP);
 	if (verdict != XDPNET_C_XDP_REDIRECT) {
 		/* Counted here only when the XDP stage's reason is its own;
 		 * the TC stage counts the final verdict. */
 		if (verdict >= XDPNET_C_XDP_DEFER_CSUM &&
 		    verdict <= XDPNET_C_XDP_DEFER_REFRESH)
-			xdpnet_count(f.ifindex, verdict, f.len);
+			xdpnet_count(f.in_slot, verdict, f.len);
 		return XDP_PASS;
 	}
-	xdpnet_count(f.ifindex, XDPNET_C_XDP_REDIRECT, f.len);
-	xdpnet_count(target, XDPNET_C_RX_REDIRECTED, f.len);
-	return bpf_redirect_map(&tx_ports, target, XDP_PASS);
+	xdpnet_count(f.in_slot, XDPNET_C_XDP_REDIRECT, f.len);
+	xdpnet_count(f.out_slot, XDPNET_C_RX_REDIRECTED, f.len);
+	return bpf_redirect_map(&tx_ports, f.out_slot, XDP_PASS);
 }
 
 SEC("tc")
@@ -140,36 +145,37 @@ int xdpnet_tc(struct __sk_buff *skb)
 		.data_end = (void *)(long)skb->data_end,
 		.ifindex = skb->ifindex,
 		.len = skb->len,
+		.gso = skb->gso_size,
 	};
-	__u32 target = 0, verdict;
-	long ret;
+	__u32 verdict;
 
 	/* The stack has already moved an outer VLAN tag into skb metadata. */
 	if (skb->vlan_present) {
-		if (cfg_vlan_filtering &&
-		    skb->vlan_proto != bpf_htons(ETH_P_8021Q)) {
-			xdpnet_count(f.ifindex, XDPNET_C_PASS_VLAN, f.len);
-			return TC_ACT_UNSPEC;
-		}
 		f.tagged = 1;
 		f.vid = skb->vlan_tci & VLAN_VID_MASK;
+		if (xdpnet_cfg.vlan_filtering &&
+		    skb->vlan_proto != bpf_htons(ETH_P_8021Q)) {
+			/* 802.1ad on a bridge that filters 802.1Q. */
+			in_port(&f, NULL);
+			xdpnet_count(f.in_slot, XDPNET_C_PASS_VLAN, f.len);
+			return TC_ACT_UNSPEC;
+		}
 	}
 	if (f.data + sizeof(struct ethhdr) <= f.data_end)
 		frame_l3(&f);
 
-	verdict = xdpnet_decide(&f, &target, XDPNET_STAGE_TC);
+	verdict = xdpnet_decide(&f, XDPNET_STAGE_TC);
 	if (verdict != XDPNET_C_TC_REDIRECT) {
-		xdpnet_count(f.ifindex, verdict, f.len);
+		xdpnet_count(f.in_slot, verdict, f.len);
 		return TC_ACT_UNSPEC;
 	}
-	ret = bpf_redirect(target, 0);
-	if (ret != TC_ACT_REDIRECT) {
-		xdpnet_count(f.ifindex, XDPNET_C_DROP_REDIRECT_ERR, f.len);
+	if (bpf_redirect(f.target, 0) != TC_ACT_REDIRECT) {
+		xdpnet_count(f.in_slot, XDPNET_C_DROP_REDIRECT_ERR, f.len);
 		return TC_ACT_UNSPEC;
 	}
-	xdpnet_count(f.ifindex, XDPNET_C_TC_REDIRECT, f.len);
-	xdpnet_count(target, XDPNET_C_RX_REDIRECTED, f.len);
-	lat_mark_tc(f.ifindex, target);
+	xdpnet_count(f.in_slot, XDPNET_C_TC_REDIRECT, f.len);
+	xdpnet_count(f.out_slot, XDPNET_C_RX_REDIRECTED, f.len);
+	lat_mark_tc(f.ifindex, f.target);
 	return TC_ACT_REDIRECT;
 }
 
@@ -178,16 +184,13 @@ int xdpnet_tc(struct __sk_buff *skb)
  * tracepoints see them. They fire for every XDP user on the host: count
  * only those that concern our ports.
  */
-/* The bridge's network namespace (set by the loader): ifindexes repeat
- * across namespaces, so a device is ours only if it lives there too. */
-const volatile __u64 cfg_netns_ino = 0;
-
-static __always_inline int our_port(const struct net_device *dev,
-				    __u32 *ifindex)
+static __always_inline int our_port(const struct net_device *dev, __u32 *slot)
 {
-	*ifindex = BPF_CORE_READ(dev, ifindex);
-	return BPF_CORE_READ(dev, nd_net.net, ns.inum) == cfg_netns_ino &&
-	       bpf_map_lookup_elem(&ports, ifindex);
+	__u32 ifindex = BPF_CORE_READ(dev, ifindex);
+
+	return BPF_CORE_READ(dev, nd_net.net, ns.inum) ==
+		       xdpnet_cfg.netns_ino &&
+	       port_by_ifindex(ifindex, slot);
 }
 
 SEC("tp_btf/xdp_redirect_err")
@@ -195,10 +198,10 @@ int BPF_PROG(xdpnet_redirect_err, const struct net_device *dev,
 	     const struct bpf_prog *xdp, const void *tgt, int err,
 	     enum bpf_map_type map_type, __u32 map_id, __u32 index)
 {
-	__u32 ifindex;
+	__u32 slot;
 
-	if (our_port(dev, &ifindex))
-		xdpnet_count(ifindex, XDPNET_C_DROP_REDIRECT_ERR, 0);
+	if (our_port(dev, &slot))
+		xdpnet_count(slot, XDPNET_C_DROP_REDIRECT_ERR, 0);
 	return 0;
 }
 
@@ -207,11 +210,11 @@ int BPF_PROG(xdpnet_devmap_xmit, const struct net_device *from_dev,
 	     const struct net_device *to_dev, int sent, int drops, int err)
 {
 	struct xdpnet_stats *s;
-	__u32 ifindex;
+	__u32 slot;
 
-	if (drops <= 0 || !our_port(to_dev, &ifindex))
+	if (drops <= 0 || !our_port(to_dev, &slot))
 		return 0;
-	s = bpf_map_lookup_elem(&stats, &ifindex);
+	s = bpf_map_lookup_elem(&stats, &slot);
 	if (s)
 		s->c[XDPNET_C_DROP_XMIT_ERR].packets += drops;
 	return 0;

@@ -24,10 +24,8 @@
 #ifndef XDPNET_CSUM_H
 #define XDPNET_CSUM_H
 
-#define IPPROTO_ICMP 1
-#define IPPROTO_TCP 6
-#define IPPROTO_UDP 17
-#define IPPROTO_ICMPV6 58
+#include "xdpnet_parse.h"
+
 #define XDPNET_CSUM_CHUNK 512
 
 static __always_inline __u16 csum_fold64(__u64 s)

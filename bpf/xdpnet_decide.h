@@ -2,84 +2,36 @@
 /*
  * The forwarding decision, shared by the XDP and the TC entry points.
  *
- * Entry points only adapt their context into a struct xdpnet_frame (packet
- * pointers, ingress port, VLAN as the stage sees it) and carry out the
- * verdict. Everything about what may bypass the bridge is decided here.
+ * A frame is bypassed only where the bridge would forward it to exactly
+ * one port right now: known unicast, both ports carried and forwarding,
+ * not an isolated pair, no locked port, the source known to the bridge on
+ * the ingress port (or the port does not learn), the frame within the
+ * egress MTU, VLAN membership and tagging equal on both sides. Everything
+ * else goes on into the bridge unchanged (TC_ACT_UNSPEC / XDP_PASS), which
+ * decides as it always did: slower, never wrong.
+ *
+ * The known-unicast path costs two FDB lookups (source, destination), two
+ * array lookups (the ports, by the slots the FDB entries carry), a coarse
+ * clock read and the counters.
  */
 #ifndef XDPNET_DECIDE_H
 #define XDPNET_DECIDE_H
 
+#include "xdpnet_parse.h"
+#include "xdpnet_maps.h"
+#include "xdpnet_live.h"
 #include "xdpnet_csum.h"
 
-#define ETH_P_IP 0x0800
-#define ETH_P_IPV6 0x86DD
-#define ETH_P_ARP 0x0806
-#define ETH_P_8021Q 0x8100
-#define ETH_P_8021AD 0x88A8
-#define VLAN_VID_MASK 0x0fff
-#define NS_PER_SEC 1000000000ULL
+/* The bridge accepts frames up to MTU + Ethernet header + one VLAN tag
+ * (is_skb_forwardable()). */
+#define XDPNET_MTU_SLACK (ETH_HLEN + VLAN_HLEN)
 
 enum xdpnet_stage {
 	XDPNET_STAGE_XDP,
 	XDPNET_STAGE_TC,
 };
 
-/* Set by the loader before load. */
-const volatile __u64 cfg_refresh_ns = 0; /* 0: never hand frames back */
-const volatile __u8 cfg_vlan_filtering = 0;
-const volatile __u8 cfg_learning = 1;
-/* Only bypass frames whose source MAC the bridge itself has on the ingress
- * port (it learned it after its own filters, e.g. ebtables/nwfilter). */
-const volatile __u8 cfg_strict_src = 0;
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct xdpnet_meta);
-} meta SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, XDPNET_MAX_FDB);
-	__type(key, struct xdpnet_fdb_key);
-	__type(value, struct xdpnet_fdb_val);
-} fdb SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, XDPNET_MAX_PORTS);
-	__type(key, __u32);
-	__type(value, struct xdpnet_port);
-} ports SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, XDPNET_MAX_VLANS);
-	__type(key, struct xdpnet_vlan_key);
-	__type(value, struct xdpnet_vlan_val);
-} vlans SEC(".maps");
-
-/*
- * Every attached port. The kernel removes a device from a devmap when it
- * goes away, so this is also the datapath's view of which ports are alive:
- * a tap that vanished with its VM is never a redirect target.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_DEVMAP_HASH);
-	__uint(max_entries, XDPNET_MAX_PORTS);
-	__type(key, __u32);
-	__type(value, struct bpf_devmap_val);
-} tx_ports SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-	__uint(max_entries, XDPNET_MAX_PORTS);
-	__type(key, __u32);
-	__type(value, struct xdpnet_stats);
-} stats SEC(".maps");
-
-/* The frame as an entry point sees it. */
+/* The frame as an entry point sees it, and what the decision found. */
 struct xdpnet_frame {
 	void *ctx;  /* struct xdp_md or struct __sk_buff */
 	void *data; /* Ethernet header */
@@ -87,68 +39,16 @@ struct xdpnet_frame {
 	void *l3;      /* after the Ethernet header and any in-band VLAN tag */
 	__u32 ifindex; /* ingress port */
 	__u32 len;     /* whole frame, bytes */
+	__u32 gso;     /* TC: segment size of a GSO frame, 0 otherwise */
 	__u16 proto;   /* EtherType after the VLAN tag, host order */
 	__u16 vid;     /* VLAN of a tagged frame */
 	__u8 tagged; /* frame carries a VLAN tag (in-band or in skb metadata) */
 	__u8 skb_backed; /* XDP: generic (skb-backed) XDP, see xdpnet_xdp() */
+	/* out */
+	__u32 in_slot;	/* ingress port's slot, 0 if not carried */
+	__u32 out_slot; /* redirect: target's slot ... */
+	__u32 target;	/* ... and ifindex */
 };
-
-static __always_inline void xdpnet_count(__u32 ifindex, __u32 ctr, __u32 len)
-{
-	struct xdpnet_stats *s = bpf_map_lookup_elem(&stats, &ifindex);
-
-	if (!s || ctr >= XDPNET_C_MAX)
-		return;
-	s->c[ctr].packets++;
-	s->c[ctr].bytes += len;
-}
-
-static __always_inline int mac_is_multicast(const __u8 *mac)
-{
-	return mac[0] & 1;
-}
-
-static __always_inline int mac_is_zero(const __u8 *mac)
-{
-	return !(mac[0] | mac[1] | mac[2] | mac[3] | mac[4] | mac[5]);
-}
-
-static __always_inline void mac_copy(__u8 *dst, const __u8 *src)
-{
-	__builtin_memcpy(dst, src, 6);
-}
-
-/* Learn the source MAC on the ingress port, as the bridge would. Returns
- * the source's entry (NULL when not learnable). */
-static __always_inline struct xdpnet_fdb_val *
-xdpnet_learn(const struct ethhdr *eth, __u32 ifindex, __u16 vid,
-	     const struct xdpnet_port *in, __u64 now)
-{
-	struct xdpnet_fdb_key key = { .vid = vid };
-	struct xdpnet_fdb_val *v, nv = {};
-
-	mac_copy(key.mac, eth->h_source);
-	if (mac_is_multicast(key.mac) || mac_is_zero(key.mac))
-		return NULL;
-	v = bpf_map_lookup_elem(&fdb, &key);
-	if (v) {
-		if (v->ifindex == ifindex) {
-			if (now - v->seen_ns > NS_PER_SEC)
-				v->seen_ns = now;
-			return v;
-		}
-		/* Host addresses and static entries never move. */
-		if (v->flags & (XDPNET_FDB_LOCAL | XDPNET_FDB_STATIC))
-			return NULL;
-	}
-	if (!cfg_learning || !(in->flags & XDPNET_PORT_LEARNING))
-		return NULL;
-	nv.ifindex = ifindex;
-	nv.flags = XDPNET_FDB_LEARNED;
-	nv.seen_ns = now;
-	bpf_map_update_elem(&fdb, &key, &nv, BPF_ANY);
-	return bpf_map_lookup_elem(&fdb, &key);
-}
 
 /*
  * XDP stage only: can this frame leave through an XDP redirect intact?
@@ -175,104 +75,240 @@ static __always_inline __u32 xdpnet_xdp_safe(struct xdpnet_frame *f,
 	return XDPNET_C_XDP_DEFER_PROTO;
 }
 
+/* The ingress port's entry: the slot the source's FDB entry carries when
+ * it is right (no hash lookup), else by ifindex. */
+static __always_inline struct xdpnet_port *in_port(struct xdpnet_frame *f,
+						   struct xdpnet_fdb_val *src)
+{
+	struct xdpnet_port *p;
+	__u32 slot;
+
+	if (src && src->ifindex == f->ifindex) {
+		slot = src->slot;
+		p = bpf_map_lookup_elem(&ports, &slot);
+		if (p && p->ifindex == f->ifindex) {
+			f->in_slot = slot;
+			return p;
+		}
+	}
+	p = port_by_ifindex(f->ifindex, &slot);
+	if (!p)
+		return NULL;
+	f->in_slot = slot;
+	if (src && src->ifindex == f->ifindex) {
+		src->slot = slot; /* a stale hint: mend it */
+		src->gen = xdpnet_cfg.port_gen;
+	}
+	return p;
+}
+
+/* The egress port of an FDB entry, or NULL when it is not carried. */
+static __always_inline struct xdpnet_port *out_port(struct xdpnet_fdb_val *dst,
+						    __u32 *slot)
+{
+	struct xdpnet_port *p;
+	__u32 s = dst->slot;
+
+	p = bpf_map_lookup_elem(&ports, &s);
+	if (p && s && p->ifindex == dst->ifindex) {
+		*slot = s;
+		return p;
+	}
+	/* Not carried when last looked at, and no port has changed since. */
+	if (!s && dst->gen == xdpnet_cfg.port_gen)
+		return NULL;
+	fdb_resolve(dst);
+	s = dst->slot;
+	p = bpf_map_lookup_elem(&ports, &s);
+	if (!p || !s)
+		return NULL;
+	*slot = s;
+	return p;
+}
+
+static __always_inline struct xdpnet_fdb_val *
+fdb_find(const __u8 *mac, __u16 vid, int with_static)
+{
+	struct xdpnet_fdb_key key = { .vid = vid };
+	struct xdpnet_fdb_val *v;
+
+	mac_copy(key.mac, mac);
+	v = bpf_map_lookup_elem(&fdb, &key);
+	if (!v && with_static)
+		v = bpf_map_lookup_elem(&fdb_static, &key);
+	return v;
+}
+
+/* Is the source where the bridge has it, on this port? Then the bridge
+ * would learn nothing from this frame. Returns 0, or the PASS_* reason. */
+static __always_inline __u32 src_ok(struct xdpnet_frame *f,
+				    struct xdpnet_fdb_val *src, __u8 *src_mac,
+				    __u16 vid)
+{
+	if (src && src->ifindex == f->ifindex &&
+	    !(src->flags & XDPNET_FDB_LOCKED))
+		return 0;
+	/* Not a learned entry here: maybe the operator's static one. */
+	{
+		struct xdpnet_fdb_key key = { .vid = vid };
+
+		mac_copy(key.mac, src_mac);
+		src = bpf_map_lookup_elem(&fdb_static, &key);
+	}
+	if (src && src->ifindex == f->ifindex &&
+	    !(src->flags & (XDPNET_FDB_LOCAL | XDPNET_FDB_LOCKED)))
+		return 0;
+	return XDPNET_C_PASS_SRC;
+}
+
 /*
  * Decide what happens to a frame. Returns the counter that names the
  * verdict for the given stage (a constant at each call site, so each entry
  * point only carries its own branches): XDPNET_C_XDP_REDIRECT /
- * XDPNET_C_TC_REDIRECT with *target set, a PASS_* reason (hand to the bridge),
- * or an XDP_DEFER_* reason (XDP stage: hand to the TC stage).
+ * XDPNET_C_TC_REDIRECT with f->target and f->out_slot set, a PASS_* reason
+ * (hand to the bridge), or an XDP_DEFER_* reason (XDP stage: hand to the
+ * TC stage). f->in_slot is set whenever the ingress port is carried.
  */
 static __always_inline __u32 xdpnet_decide(struct xdpnet_frame *f,
-					   __u32 *target,
 					   const enum xdpnet_stage stage)
 {
-	const struct xdpnet_port *in, *out;
-	struct xdpnet_fdb_val *src, *dst;
-	struct xdpnet_fdb_key key = {};
+	struct xdpnet_fdb_val *src = NULL, *dst;
+	struct xdpnet_port *in, *out;
 	struct ethhdr *eth = f->data;
+	__u8 vlan_filtering = xdpnet_cfg.vlan_filtering;
+	__u32 in_flags, slot = 0, why;
 	__u16 vid = 0;
-	__u32 safe, mtu;
 	__u64 now;
 
-	if (f->data + sizeof(*eth) > f->data_end)
+	if (f->data + sizeof(*eth) > f->data_end) {
+		in_port(f, NULL);
 		return XDPNET_C_PASS_MALFORMED;
-	in = bpf_map_lookup_elem(&ports, &f->ifindex);
+	}
+	/* Without VLAN filtering the bridge keys its FDB by MAC alone, and
+	 * the source's entry tells the ingress slot. */
+	if (!vlan_filtering)
+		src = fdb_find(eth->h_source, 0, 0);
+	in = in_port(f, src);
 	if (!in)
 		return XDPNET_C_PASS_NOT_ATTACHED;
-	if (in->flags & XDPNET_PORT_LOCKED)
+	in_flags = in->flags;
+#if XDPNET_HAVE_LIVE
+	{
+		__u8 live_vf = vlan_filtering;
+		int r;
+
+		if (stage == XDPNET_STAGE_TC)
+			r = live_port_skb(f->ctx, &in_flags, &live_vf);
+		else
+			r = live_port_xdp(f->ctx, &in_flags, &live_vf);
+		if (r == XDPNET_LIVE_GONE)
+			return XDPNET_C_PASS_STATE;
+		if (r == XDPNET_LIVE_NOBYPASS)
+			return XDPNET_C_PASS_HUB;
+		/* The map says what user space adds: filters, carrier. */
+		in_flags &= in->flags | ~XDPNET_PORT_FWD;
+		if (live_vf != vlan_filtering)
+			return XDPNET_C_PASS_VLAN; /* user space catches up */
+	}
+#endif
+	if (!xdpnet_cfg.bypass)
+		return XDPNET_C_PASS_HUB;
+	if (mac_is_multicast(eth->h_dest))
+		return XDPNET_C_PASS_MCAST;
+	if (!(in_flags & XDPNET_PORT_FWD))
+		return XDPNET_C_PASS_STATE;
+	if (in_flags & XDPNET_PORT_LOCKED)
 		return XDPNET_C_PASS_ISOLATED;
 
-	if (cfg_vlan_filtering) {
+	if (vlan_filtering) {
 		struct xdpnet_vlan_key vk = { .ifindex = f->ifindex };
 
 		vid = f->tagged ? f->vid : in->pvid;
 		vk.vid = vid;
 		if (!vid || !bpf_map_lookup_elem(&vlans, &vk))
 			return XDPNET_C_PASS_VLAN;
+		src = fdb_find(eth->h_source, vid, 0);
 	}
 
-	now = bpf_ktime_get_ns();
-	src = xdpnet_learn(eth, f->ifindex, vid, in, now);
+	/* A port that learns: the bridge must already have the source
+	 * here, else it would learn (or move) it from this frame. One frame
+	 * per source and interval goes to the bridge all the same, so that
+	 * its own entry stays alive. A port that does not learn: the bridge
+	 * forwards by destination alone. */
+	if (in_flags & XDPNET_PORT_LEARNING) {
+		why = src_ok(f, src, eth->h_source, vid);
+		if (why)
+			return why;
+		if (src && src->ifindex == f->ifindex) {
+			now = bpf_ktime_get_coarse_ns();
+			if ((__s64)(now - src->bridge_ns) >
+			    (__s64)xdpnet_cfg.refresh_ns) {
+				if (stage == XDPNET_STAGE_XDP)
+					return XDPNET_C_XDP_DEFER_REFRESH;
+				src->bridge_ns = now;
+				return XDPNET_C_PASS_REFRESH;
+			}
+		}
+	}
 
-	if (mac_is_multicast(eth->h_dest))
-		return XDPNET_C_PASS_MCAST;
-	if (cfg_strict_src &&
-	    !(src && (src->flags & (XDPNET_FDB_SEEDED | XDPNET_FDB_STATIC))))
-		return XDPNET_C_PASS_SRC;
-	mac_copy(key.mac, eth->h_dest);
-	key.vid = vid;
-	dst = bpf_map_lookup_elem(&fdb, &key);
+	dst = fdb_find(eth->h_dest, vid, 1);
 	if (!dst)
 		return XDPNET_C_PASS_UNKNOWN;
 	if (dst->flags & XDPNET_FDB_LOCAL)
 		return XDPNET_C_PASS_LOCAL;
+	if (dst->flags & XDPNET_FDB_LOCKED)
+		return XDPNET_C_PASS_ISOLATED;
 	if (dst->ifindex == f->ifindex)
 		return XDPNET_C_PASS_HAIRPIN;
-	out = bpf_map_lookup_elem(&ports, &dst->ifindex);
-	if (!out || !bpf_map_lookup_elem(&tx_ports, &dst->ifindex))
+	out = out_port(dst, &slot);
+	if (!out)
 		return XDPNET_C_PASS_NOT_ATTACHED;
-	if ((in->flags & out->flags & XDPNET_PORT_ISOLATED) ||
-	    (out->flags & XDPNET_PORT_LOCKED))
+	if (!(out->flags & XDPNET_PORT_FWD))
+		return XDPNET_C_PASS_STATE;
+	if ((out->flags & XDPNET_PORT_LOCKED) ||
+	    (in_flags & out->flags & XDPNET_PORT_ISOLATED))
 		return XDPNET_C_PASS_ISOLATED;
 
-	if (cfg_vlan_filtering) {
+	if (vlan_filtering) {
 		struct xdpnet_vlan_key vk = { .ifindex = dst->ifindex,
 					      .vid = vid };
 		struct xdpnet_vlan_val *vv = bpf_map_lookup_elem(&vlans, &vk);
-		__u8 out_tagged;
 
-		if (!vv)
-			return XDPNET_C_PASS_VLAN;
-		out_tagged = !(vv->flags & XDPNET_VLAN_UNTAGGED);
 		/* Retagging is the bridge's job. */
-		if (out_tagged != f->tagged)
+		if (!vv || !!(vv->flags & XDPNET_VLAN_UNTAGGED) == f->tagged)
 			return XDPNET_C_PASS_VLAN;
 	}
 
-	/* Let one frame per source and interval through the bridge, so that
-	 * the bridge keeps its own FDB entry for it. The TC stage does it,
-	 * the XDP stage leaves it to the TC stage. */
-	if (cfg_refresh_ns && src &&
-	    (!src->bridge_ns || now - src->bridge_ns > cfg_refresh_ns)) {
-		if (stage == XDPNET_STAGE_XDP)
-			return XDPNET_C_XDP_DEFER_REFRESH;
-		src->bridge_ns = now;
-		return XDPNET_C_PASS_REFRESH;
-	}
+	f->target = dst->ifindex;
+	f->out_slot = slot;
+	if (stage == XDPNET_STAGE_TC) {
+		/* As the bridge: the whole frame within MTU + 18 bytes; a GSO
+		 * frame by the size of the segments it will become (the
+		 * bridge would forward it anyway; it decides). */
+		if (f->gso) {
+			__u32 mlen = 0;
 
-	*target = dst->ifindex;
-	if (stage == XDPNET_STAGE_TC)
+			if (bpf_check_mtu(f->ctx, f->target, &mlen, 0,
+					  BPF_MTU_CHK_SEGS))
+				return XDPNET_C_PASS_MTU;
+		} else if (f->len > out->mtu + XDPNET_MTU_SLACK) {
+			return XDPNET_C_PASS_MTU;
+		}
 		return XDPNET_C_TC_REDIRECT;
+	}
 
 	if (!(out->flags & XDPNET_PORT_XDP_TARGET))
 		return XDPNET_C_XDP_DEFER_TARGET;
-	mtu = 0;
-	if (bpf_check_mtu(f->ctx, dst->ifindex, &mtu, 0, 0))
-		return XDPNET_C_XDP_DEFER_SIZE;
+	{
+		__u32 mlen = 0;
+
+		if (bpf_check_mtu(f->ctx, f->target, &mlen, 0, 0))
+			return XDPNET_C_XDP_DEFER_SIZE;
+	}
 	/* Last: it may complete a partial checksum in place. */
-	safe = xdpnet_xdp_safe(f, in);
-	if (safe)
-		return safe;
+	why = xdpnet_xdp_safe(f, in);
+	if (why)
+		return why;
 	return XDPNET_C_XDP_REDIRECT;
 }
 

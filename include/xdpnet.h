@@ -13,12 +13,21 @@
 #endif
 
 #define XDPNET_PIN_ROOT "/sys/fs/bpf/xdpnet"
-#define XDPNET_VERSION_STR "0.1.0"
+#define XDPNET_VERSION_STR "0.2.0"
 
-/* Map sizes. */
+/* Map sizes. Port slot 0 is never a port: an FDB entry whose port is not
+ * carried points there. */
 #define XDPNET_MAX_PORTS 1024
 #define XDPNET_MAX_FDB 16384
+#define XDPNET_MAX_STATIC 4096
 #define XDPNET_MAX_VLANS 16384
+
+/*
+ * Layout of the pinned state. Bumped whenever a map's key or value, its
+ * type or its size changes; attach checks it before using pinned maps
+ * (user/pins.c says what it can reuse, migrate or must refuse).
+ */
+#define XDPNET_ABI 2
 
 /* Frames larger than this never take the XDP stage: they may be running
  * in generic XDP (skb-backed, checksum state kept) and an in-place
@@ -26,34 +35,63 @@
  * and skb_shared_info is about 3.5 KB; stay below it. */
 #define XDPNET_XDP_MAX_FRAME 3072
 
-/* FDB key: MAC and VLAN (0 when the bridge does not filter VLANs). */
+/*
+ * The FDB is a mirror of the bridge's own: the datapath never learns. The
+ * bridge's learned entries reach it through tracepoint programs on the
+ * bridge's FDB events (bpf/xdpnet_fdb.h), its static and local entries
+ * through user space. Key: MAC and VLAN (0 when the bridge does not filter
+ * VLANs), as the bridge keys them.
+ */
 struct xdpnet_fdb_key {
 	__u8 mac[6];
 	__u16 vid;
 };
 
 enum xdpnet_fdb_flags {
-	XDPNET_FDB_LEARNED = 1 << 0, /* learned by the datapath */
-	XDPNET_FDB_SEEDED = 1 << 1,  /* copied from the bridge's FDB */
-	XDPNET_FDB_LOCAL = 1 << 2,  /* the host's own address: never bypassed */
-	XDPNET_FDB_STATIC = 1 << 3, /* static in the bridge: never moves */
+	XDPNET_FDB_LOCAL = 1 << 0,  /* the host's own address: never bypassed */
+	XDPNET_FDB_STATIC = 1 << 1, /* static in the bridge */
+	XDPNET_FDB_LOCKED = 1 << 2, /* locked (802.1X MAB): never bypassed */
+	XDPNET_FDB_SEEDED = 1 << 3, /* copied by user space, not by a trace */
 };
 
 struct xdpnet_fdb_val {
-	__u32 ifindex;	 /* port the MAC lives behind */
-	__u32 flags;	 /* enum xdpnet_fdb_flags */
-	__u64 seen_ns;	 /* last frame from this MAC (bpf_ktime_get_ns) */
-	__u64 bridge_ns; /* last frame from this MAC handed to the bridge */
+	__u32 ifindex; /* the port the bridge has this MAC behind */
+	__u16 slot;    /* ports[] slot of ifindex; 0: not carried ... */
+	__u16 gen;     /* ... as of this xdpnet_cfg.port_gen */
+	__u32 flags;   /* enum xdpnet_fdb_flags */
+	__u32 pad;
+	/* Last frame from this MAC the bridge saw (bpf_ktime_get_coarse_ns):
+	 * the datapath hands one frame per source and refresh interval to
+	 * the bridge, which keeps the bridge's own entry alive. */
+	__u64 bridge_ns;
 };
 
+/* Bridge-wide FDB mirror events ("fdb_ev", per CPU, indexed by these). */
+enum xdpnet_fdb_ev {
+	XDPNET_FE_LEARN,  /* the bridge learned or moved an entry: mirrored */
+	XDPNET_FE_DELETE, /* the bridge deleted an entry: removed */
+	XDPNET_FE_FULL,	  /* could not mirror a learned entry: map full */
+	XDPNET_FE_USER,	  /* "bridge fdb add/replace": entry dropped until
+			     user space copies the result */
+	XDPNET_FE_MAX,
+};
+
+/*
+ * Per port (ports[], an array by slot; port_idx maps ifindex to slot).
+ * Everything the datapath needs to decide is in flags: user space
+ * computes XDPNET_PORT_FWD from the port's bridge state, and updates it in
+ * place when the bridge changes.
+ */
 enum xdpnet_port_flags {
-	XDPNET_PORT_XDP_TARGET = 1 << 0, /* may receive XDP redirects */
-	XDPNET_PORT_ISOLATED = 1 << 1,	 /* bridge port "isolated" */
-	XDPNET_PORT_LEARNING = 1 << 2,	 /* bridge port learns */
+	XDPNET_PORT_FWD = 1 << 0,      /* may take part in a bypass: forwarding,
+					  up, a port of this bridge, no filter */
+	XDPNET_PORT_ISOLATED = 1 << 1, /* bridge port "isolated" */
+	XDPNET_PORT_LEARNING = 1 << 2, /* bridge port learns */
 	XDPNET_PORT_LOCKED = 1 << 3, /* bridge port "locked": never bypassed */
 	XDPNET_PORT_XDP = 1 << 4,    /* the XDP stage runs on this port */
 	XDPNET_PORT_VETH = 1 << 5,   /* a veth (else a tap) */
 	XDPNET_PORT_OWN_CLSACT = 1 << 6, /* xdpnet created the clsact qdisc */
+	XDPNET_PORT_XDP_TARGET = 1 << 7, /* may receive XDP redirects (taps) */
 };
 
 /* Why a port is carried by the TC stage only (user space's record). */
@@ -62,6 +100,18 @@ enum xdpnet_tc_reason {
 	XDPNET_TCR_MODE,	/* attached with --mode tc */
 	XDPNET_TCR_FOREIGN_XDP, /* another XDP program owns the port */
 	XDPNET_TCR_XDP_FAILED,	/* the kernel refused native XDP here */
+	XDPNET_TCR_VETH, /* a veth: native XDP would strip its peer's GSO */
+};
+
+/* Why a port's frames are not bypassed (user space's record; 0: they are). */
+enum xdpnet_hold {
+	XDPNET_HOLD_NONE,
+	XDPNET_HOLD_STATE,  /* STP state other than forwarding */
+	XDPNET_HOLD_DOWN,   /* device down or without carrier */
+	XDPNET_HOLD_LOCKED, /* bridge port "locked" */
+	XDPNET_HOLD_FILTER, /* a per-port filter (nwfilter, ebtables, ...) */
+	XDPNET_HOLD_BRIDGE, /* the whole bridge: hub mode (ageing_time 0),
+			       MST, or filters between ports */
 };
 
 enum xdpnet_hook {
@@ -69,14 +119,34 @@ enum xdpnet_hook {
 	XDPNET_HOOK_CLSACT = 2, /* clsact qdisc filter (kernels before tcx) */
 };
 
-/* Per attached port, keyed by ifindex. */
 struct xdpnet_port {
-	__u32 ifindex;
+	__u32 ifindex;	/* 0: a free slot */
 	__u32 flags;	/* enum xdpnet_port_flags */
+	__u32 mtu;	/* frames up to mtu + 18 (Ethernet and a VLAN tag) fit,
+			   as in the bridge's is_skb_forwardable() */
 	__u16 pvid;	/* untagged frames belong to this VLAN (0: none) */
 	__u8 tc_reason; /* enum xdpnet_tc_reason */
 	__u8 hook;	/* enum xdpnet_hook */
 	__u32 foreign_prog_id; /* XDPNET_TCR_FOREIGN_XDP: that program */
+	__u32 hold;	       /* enum xdpnet_hold */
+};
+
+/*
+ * Bridge settings the datapath reads on every frame: a global of the BPF
+ * object (section .data.cfg, pinned as "cfg"), written in place by user
+ * space. Where the kernel lets the datapath read the ingress port's bridge
+ * state itself (bpf/xdpnet_live.h), that live view is checked too.
+ */
+struct xdpnet_cfg {
+	__u32 bridge_ifindex;
+	__u16 port_gen; /* bumped whenever a slot changes hands */
+	__u8 vlan_filtering;
+	__u8 bypass;	  /* 0: bypass nothing (hub mode, MST, filters,
+			     detaching) */
+	__u64 netns_ino;  /* the bridge's network namespace */
+	__u64 refresh_ns; /* bridge FDB keep-alive interval */
+	__u32 lat_on;	  /* latency probe on: mark frames for it */
+	__u32 pad;
 };
 
 enum xdpnet_mode {
@@ -86,15 +156,17 @@ enum xdpnet_mode {
 
 /* What an attach chose, kept in the pinned "meta" map (one entry). */
 struct xdpnet_meta {
+	__u32 abi; /* XDPNET_ABI of the build that created the maps */
 	__u32 bridge_ifindex;
 	__u32 mode;	   /* enum xdpnet_mode */
-	__u64 refresh_ns;  /* bridge FDB keep-alive interval */
+	__u32 live;	   /* the datapath reads the ingress port live */
 	__u64 attached_at; /* seconds since the epoch */
-	__u32 vlan_filtering;
-	__u32 version;
 	__u64 netns_ino; /* network namespace of the bridge (pins are global) */
-	__u32 strict_src; /* attach --strict */
+	__u32 fdb_trace; /* the bridge's FDB events are mirrored in-kernel */
+	__u32 no_follow; /* attach --no-follow */
+	__u32 bypass_filters; /* attach --bypass-filters */
 	__u32 pad;
+	char build[32]; /* build id of the programs (xdpnet --version) */
 };
 
 /* VLAN membership of a port, when the bridge filters VLANs. */
@@ -128,10 +200,13 @@ enum xdpnet_ctr {
 	XDPNET_C_PASS_HAIRPIN,	    /* destination behind the ingress port */
 	XDPNET_C_PASS_NOT_ATTACHED, /* destination port not attached */
 	XDPNET_C_PASS_VLAN,	    /* VLAN not allowed, or tagging differs */
-	XDPNET_C_PASS_ISOLATED,	    /* both ports isolated / port locked */
+	XDPNET_C_PASS_ISOLATED,	    /* both ports isolated / a port locked */
 	XDPNET_C_PASS_REFRESH,	    /* keeps the bridge's FDB entry alive */
-	XDPNET_C_PASS_SRC, /* --strict: source MAC not the bridge's on this port
-			    */
+	XDPNET_C_PASS_SRC,   /* source MAC not the bridge's on this port (new,
+				moved, the host's, static elsewhere) */
+	XDPNET_C_PASS_STATE, /* a port not forwarding, down, or held */
+	XDPNET_C_PASS_MTU,   /* over the egress port's MTU */
+	XDPNET_C_PASS_HUB,   /* the bridge bypasses nothing (cfg.bypass 0) */
 	XDPNET_C_PASS_MALFORMED, /* runt, truncated VLAN header */
 	/* XDP stage handed the frame to the TC stage, by reason */
 	XDPNET_C_XDP_DEFER_CSUM, /* L4 checksum neither valid nor completable */
@@ -173,8 +248,8 @@ enum xdpnet_lat_path {
 	XDPNET_LAT_PATHS,
 };
 
-/* "lat_ctl" (one entry): whether the probe is on. The datapath reads it
- * once per frame and only marks frames for the probe when on. */
+/* "lat_ctl" (one entry): the probe's own settings. The datapath learns
+ * that the probe is on from xdpnet_cfg.lat_on. */
 struct xdpnet_lat_ctl {
 	__u32 on;
 	__u32 bridge_ifindex;

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The datapath's state: one set per bridge, pinned under
+ * /sys/fs/bpf/xdpnet/BRIDGE/ (user/pins.c). The types are in
+ * include/xdpnet.h.
+ */
+#ifndef XDPNET_MAPS_H
+#define XDPNET_MAPS_H
+
+/* Bridge settings, read on every frame and written in place by user space.
+ * A section of its own makes it a map of exactly this struct. */
+struct xdpnet_cfg xdpnet_cfg SEC(".data.cfg") = {};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xdpnet_meta);
+} meta SEC(".maps");
+
+/* The bridge's learned entries, copied by the FDB trace programs. A plain
+ * hash: when full, new entries are not copied (their frames take the
+ * bridge) and established ones are never evicted. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, XDPNET_MAX_FDB);
+	__type(key, struct xdpnet_fdb_key);
+	__type(value, struct xdpnet_fdb_val);
+} fdb SEC(".maps");
+
+/* The bridge's static and local (host) entries, copied by user space:
+ * out of reach of whatever a VM sends. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, XDPNET_MAX_STATIC);
+	__type(key, struct xdpnet_fdb_key);
+	__type(value, struct xdpnet_fdb_val);
+} fdb_static SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, XDPNET_FE_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} fdb_ev SEC(".maps");
+
+/* Carried ports by slot (slot 0 stays empty), and ifindex -> slot. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XDPNET_MAX_PORTS);
+	__type(key, __u32);
+	__type(value, struct xdpnet_port);
+} ports SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, XDPNET_MAX_PORTS);
+	__type(key, __u32);
+	__type(value, __u32);
+} port_idx SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, XDPNET_MAX_VLANS);
+	__type(key, struct xdpnet_vlan_key);
+	__type(value, struct xdpnet_vlan_val);
+} vlans SEC(".maps");
+
+/* XDP redirect targets (taps) by slot. The kernel removes a device that
+ * goes away, so a vanished tap is never a target. */
+struct {
+	__uint(type, BPF_MAP_TYPE_DEVMAP);
+	__uint(max_entries, XDPNET_MAX_PORTS);
+	__type(key, __u32);
+	__type(value, struct bpf_devmap_val);
+} tx_ports SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, XDPNET_MAX_PORTS);
+	__type(key, __u32);
+	__type(value, struct xdpnet_stats);
+} stats SEC(".maps");
+
+static __always_inline void xdpnet_count(__u32 slot, __u32 ctr, __u32 len)
+{
+	struct xdpnet_stats *s = bpf_map_lookup_elem(&stats, &slot);
+
+	if (!s || ctr >= XDPNET_C_MAX)
+		return;
+	s->c[ctr].packets++;
+	s->c[ctr].bytes += len;
+}
+
+static __always_inline void xdpnet_fdb_event(__u32 ev)
+{
+	__u64 *n = bpf_map_lookup_elem(&fdb_ev, &ev);
+
+	if (n)
+		(*n)++;
+}
+
+/* The carried port with this ifindex: its entry, and its slot in *slot. */
+static __always_inline struct xdpnet_port *port_by_ifindex(__u32 ifindex,
+							   __u32 *slot)
+{
+	struct xdpnet_port *p;
+	__u32 *s;
+
+	s = bpf_map_lookup_elem(&port_idx, &ifindex);
+	if (!s)
+		return NULL;
+	p = bpf_map_lookup_elem(&ports, s);
+	if (!p || p->ifindex != ifindex)
+		return NULL;
+	*slot = *s;
+	return p;
+}
+
+/* Where the port of an FDB entry is, now: fills v->slot (0 when the port
+ * is not carried) as of the current port generation. */
+static __always_inline void fdb_resolve(struct xdpnet_fdb_val *v)
+{
+	__u32 slot = 0;
+
+	if (!port_by_ifindex(v->ifindex, &slot))
+		slot = 0;
+	v->slot = slot;
+	v->gen = xdpnet_cfg.port_gen;
+}
+
+#endif /* XDPNET_MAPS_H */
