@@ -25,8 +25,11 @@ BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUT)/%.bpf.o,$(BPF_SRCS))
 SKELS := $(patsubst bpf/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))
 
-LIB_SRCS := user/util.c user/nl.c user/format.c user/loader.c user/cli.c \
-	user/stats.c user/latency.c user/exporter.c
+LIB_SRCS := user/util.c user/nl.c user/format.c user/cli.c user/lock.c \
+	user/pins.c user/hooks.c user/reconcile.c user/policy.c \
+	user/follower.c user/daemon.c user/cmd_attach.c user/cmd_detach.c \
+	user/cmd_status.c user/cmd_fdb.c user/stats.c user/latency.c \
+	user/exporter.c
 LIB_OBJS := $(patsubst user/%.c,$(OUT)/%.o,$(LIB_SRCS))
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(wildcard tests/unit/test_*.c))

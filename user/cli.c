@@ -19,6 +19,8 @@ enum {
 	O_RESET = 1 << 7,
 	O_PROM = 1 << 8,
 	O_LISTEN = 1 << 9,
+	O_NOFOLLOW = 1 << 10,
+	O_BYPASS = 1 << 11,
 	O_OPERAND = 1 << 30, /* not an option: one more word after BRIDGE */
 };
 
@@ -30,9 +32,12 @@ static const struct cmd_def {
 	const char *args;
 	const char *help;
 } cmds[] = {
-	{ "attach", XN_CMD_ATTACH, 1, O_MODE | O_FOLLOW | O_STRICT,
-	  "BRIDGE [--mode tc|xdp] [--follow] [--strict]",
+	{ "attach", XN_CMD_ATTACH, 1,
+	  O_MODE | O_FOLLOW | O_STRICT | O_NOFOLLOW | O_BYPASS,
+	  "BRIDGE [--mode tc|xdp] [--no-follow] [--bypass-filters]",
 	  "bypass the bridge between its tap/veth ports" },
+	{ "follow", XN_CMD_FOLLOW, 1, 0, "BRIDGE",
+	  "keep the datapath in step with the bridge (foreground)" },
 	{ "detach", XN_CMD_DETACH, 1, 0, "BRIDGE",
 	  "remove everything xdpnet set up for BRIDGE" },
 	{ "status", XN_CMD_STATUS, 2, O_JSON, "[BRIDGE] [--json]",
@@ -63,13 +68,19 @@ static const struct opt_def {
 	{ { "json", no_argument, NULL, 'j' },
 	  O_JSON,
 	  "machine-readable output" },
+	{ { "no-follow", no_argument, NULL, 'n' },
+	  O_NOFOLLOW,
+	  "attach: no follower (a static setup: bridge changes are not "
+	  "followed)" },
+	{ { "bypass-filters", no_argument, NULL, 'B' },
+	  O_BYPASS,
+	  "attach: bypass even where host filters apply between ports" },
 	{ { "follow", no_argument, NULL, 'f' },
 	  O_FOLLOW,
-	  "stay in the foreground, attach ports as they join the bridge" },
+	  "attach: run the follower in the foreground instead of a daemon" },
 	{ { "strict", no_argument, NULL, 's' },
 	  O_STRICT,
-	  "bypass only sources the bridge learned on that port (after its "
-	  "filters); no learning in the datapath" },
+	  "attach: accepted for compatibility (always the behaviour now)" },
 	{ { "interval", required_argument, NULL, 'i' },
 	  O_INTERVAL,
 	  "stats: sample every SEC seconds and show rates" },
@@ -111,7 +122,8 @@ void xn_usage(FILE *f)
 			opt_defs[i].lo.name, opt_defs[i].help);
 	fputs("\nexit codes: 0 ok, 1 failed (rolled back), 2 usage, 3 no such "
 	      "bridge, 4 not permitted, 5 BPF not supported, 6 bpffs "
-	      "unavailable, 7 not attached\n",
+	      "unavailable, 7 not attached, 8 busy (a follower runs, or the "
+	      "lock is held), 9 filters would be bypassed\n",
 	      f);
 }
 
@@ -135,7 +147,7 @@ int xn_parse_args(int argc, char **argv, struct xn_opts *o, char *err,
 		lopts[i] = opt_defs[i].lo;
 	optind = 0; /* 0, not 1: also resets getopt's internal state */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:m:jfsvhi:c:lrpL:", lopts,
+	while ((c = getopt_long(argc, argv, "+:m:jfsnBvhi:c:lrpL:", lopts,
 				NULL)) != -1 ||
 	       optind < argc) {
 		if (c == -1) {
@@ -185,6 +197,14 @@ int xn_parse_args(int argc, char **argv, struct xn_opts *o, char *err,
 		case 's':
 			given |= O_STRICT;
 			o->strict = 1;
+			break;
+		case 'n':
+			given |= O_NOFOLLOW;
+			o->no_follow = 1;
+			break;
+		case 'B':
+			given |= O_BYPASS;
+			o->bypass_filters = 1;
 			break;
 		case 'i': {
 			char *end;
@@ -265,8 +285,9 @@ int xn_parse_args(int argc, char **argv, struct xn_opts *o, char *err,
 	if (o->bridge && !xn_valid_ifname(o->bridge))
 		return fail(err, errlen, "'%s' is not a valid interface name",
 			    o->bridge);
-	if (o->cmd == XN_CMD_ATTACH && !o->mode)
-		o->mode = XDPNET_MODE_TC;
+	if (o->follow && o->no_follow)
+		return fail(err, errlen, "%s",
+			    "--follow and --no-follow exclude each other");
 	if (o->cmd == XN_CMD_LATENCY && o->arg && strcmp(o->arg, "on") &&
 	    strcmp(o->arg, "off"))
 		return fail(err, errlen, "'latency' takes on or off, not '%s'",

@@ -17,16 +17,19 @@ enum xn_cmd {
 	XN_CMD_STATS,
 	XN_CMD_LATENCY,
 	XN_CMD_EXPORTER,
+	XN_CMD_FOLLOW,
 };
 
 struct xn_opts {
 	enum xn_cmd cmd;
 	const char *bridge; /* NULL: all (status only) */
-	unsigned int mode;  /* enum xdpnet_mode; 0 = not given */
+	unsigned int mode;  /* enum xdpnet_mode; 0 = not given (keep, or tc) */
 	int json;
 	int verbose;
-	int follow; /* attach --follow: stay and track ports */
-	int strict; /* attach --strict: no learning, bridge-verified sources */
+	int follow;    /* attach --follow: the follower in the foreground */
+	int no_follow; /* attach --no-follow: no follower */
+	int bypass_filters; /* attach --bypass-filters */
+	int strict;	    /* attach --strict: accepted, no effect */
 	/* stats */
 	double interval;    /* --interval SEC; 0: one snapshot */
 	int count;	    /* --count N samples; 0: until interrupted */

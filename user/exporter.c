@@ -20,7 +20,8 @@
 #include "util.h"
 #include "nl.h"
 #include "stats.h"
-#include "loader.h"
+#include "pins.h"
+#include "cmd.h"
 #include "exporter.h"
 
 #define MAX_BRIDGES 64

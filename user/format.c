@@ -113,6 +113,8 @@ const char *xn_tc_reason_text(__u8 reason)
 		return "another XDP program is attached";
 	case XDPNET_TCR_XDP_FAILED:
 		return "native XDP refused by the driver";
+	case XDPNET_TCR_VETH:
+		return "veth: native XDP would strip its peer's GSO";
 	default:
 		return "?";
 	}
@@ -128,6 +130,25 @@ const char *xn_hook_name(__u8 hook)
 	default:
 		return "?";
 	}
+}
+
+static const char *const holds[][2] = {
+	[XDPNET_HOLD_NONE] = { "", "" },
+	[XDPNET_HOLD_STATE] = { "state", "STP state not forwarding" },
+	[XDPNET_HOLD_DOWN] = { "down", "down or without carrier" },
+	[XDPNET_HOLD_LOCKED] = { "locked", "a locked port" },
+	[XDPNET_HOLD_FILTER] = { "filter", "under a per-port filter" },
+	[XDPNET_HOLD_BRIDGE] = { "bridge", "the bridge bypasses nothing" },
+};
+
+const char *xn_hold_text(__u32 hold)
+{
+	return hold < sizeof(holds) / sizeof(holds[0]) ? holds[hold][1] : "?";
+}
+
+const char *xn_hold_name(__u32 hold)
+{
+	return hold < sizeof(holds) / sizeof(holds[0]) ? holds[hold][0] : "?";
 }
 
 void xn_json_str(FILE *f, const char *s)
@@ -150,10 +171,10 @@ static const struct {
 	__u32 flag;
 	const char *name;
 } fdb_flags[] = {
-	{ XDPNET_FDB_LEARNED, "learned" },
-	{ XDPNET_FDB_SEEDED, "seeded" },
 	{ XDPNET_FDB_LOCAL, "local" },
 	{ XDPNET_FDB_STATIC, "static" },
+	{ XDPNET_FDB_LOCKED, "locked" },
+	{ XDPNET_FDB_SEEDED, "seeded" },
 };
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -190,7 +211,7 @@ void xn_print_fdb(FILE *f, const char *bridge, const struct xn_fdb_row *rows,
 				r->key.vid, r->port[0] ? r->port : "-",
 				r->val.ifindex,
 				(unsigned long long)age_ms(now_ns,
-							   r->val.seen_ns));
+							   r->val.bridge_ns));
 			for (j = 0; j < ARRAY_SIZE(fdb_flags); j++)
 				if (r->val.flags & fdb_flags[j].flag) {
 					fprintf(f, "%s%s", first ? "" : ",",
@@ -212,7 +233,7 @@ void xn_print_fdb(FILE *f, const char *bridge, const struct xn_fdb_row *rows,
 				first = 0;
 			}
 		fprintf(f, "],\"age_ms\":%llu}",
-			(unsigned long long)age_ms(now_ns, r->val.seen_ns));
+			(unsigned long long)age_ms(now_ns, r->val.bridge_ns));
 	}
 	if (json)
 		fputs("]}\n", f);
@@ -232,10 +253,12 @@ static void print_port_json(FILE *f, const struct xn_port_row *p)
 	fprintf(f,
 		",\"xdp_target\":%s,\"hook\":\"%s\",\"tc_prog_id\":%u,"
 		"\"xdp_prog_id\":%u,\"foreign_xdp_prog_id\":%u,"
-		"\"counters\":{",
+		"\"bypassed\":%s,\"hold\":\"%s\",\"counters\":{",
 		p->port.flags & XDPNET_PORT_XDP_TARGET ? "true" : "false",
 		xn_hook_name(p->port.hook), p->tc_prog_id, p->xdp_prog_id,
-		p->port.foreign_prog_id);
+		p->port.foreign_prog_id,
+		p->port.flags & XDPNET_PORT_FWD ? "true" : "false",
+		xn_hold_name(p->port.hold));
 	for (i = 0; i < XDPNET_C_MAX; i++)
 		fprintf(f, "%s\"%s\":{\"packets\":%llu,\"bytes\":%llu}",
 			i ? "," : "", xn_ctr_name(i),
@@ -262,10 +285,7 @@ static void print_port_text(FILE *f, const struct xn_port_row *p)
 	unsigned int i;
 
 	if (p->port.flags & XDPNET_PORT_XDP)
-		snprintf(stage, sizeof(stage), "xdp+tc%s",
-			 p->port.flags & XDPNET_PORT_XDP_TARGET
-				 ? ""
-				 : " (veth: XDP redirects into it go via tc)");
+		snprintf(stage, sizeof(stage), "xdp+tc");
 	else
 		snprintf(stage, sizeof(stage), "tc (%s)", why);
 	fprintf(f, "  %-15s ifindex %-5u %-4s %s, %s prog %u", p->name,
@@ -276,6 +296,9 @@ static void print_port_text(FILE *f, const struct xn_port_row *p)
 		fprintf(f, ", xdp prog %u", p->xdp_prog_id);
 	if (p->port.foreign_prog_id)
 		fprintf(f, ", foreign xdp prog %u", p->port.foreign_prog_id);
+	if (p->port.hold)
+		fprintf(f, "\n    held on the bridge: %s",
+			xn_hold_text(p->port.hold));
 	fprintf(f,
 		"\n    bypass: xdp %llu pkts, tc %llu pkts; into port %llu pkts;"
 		" to bridge %llu pkts; xdp->tc %llu; drops %llu\n",
@@ -298,66 +321,113 @@ static void print_port_text(FILE *f, const struct xn_port_row *p)
 				(unsigned long long)st->c[i].bytes);
 }
 
+static const char *const fdb_ev_names[XDPNET_FE_MAX] = {
+	[XDPNET_FE_LEARN] = "learned",
+	[XDPNET_FE_DELETE] = "deleted",
+	[XDPNET_FE_FULL] = "full",
+	[XDPNET_FE_USER] = "user",
+};
+
+static void print_bridge_json(FILE *f, const struct xn_bridge_status *s)
+{
+	int j;
+
+	fputs("{\"bridge\":", f);
+	xn_json_str(f, s->name);
+	fprintf(f,
+		",\"ifindex\":%u,\"mode\":\"%s\",\"datapath\":\"%s\","
+		"\"fdb_mirror\":\"%s\",\"bypass\":%s,"
+		"\"vlan_filtering\":%s,\"refresh_ms\":%llu,"
+		"\"attached_at\":%llu,\"build\":",
+		s->meta.bridge_ifindex, xn_mode_name(s->meta.mode),
+		s->meta.live ? "live" : "portable",
+		s->meta.fdb_trace ? "kernel" : "follower",
+		s->cfg.bypass ? "true" : "false",
+		s->cfg.vlan_filtering ? "true" : "false",
+		(unsigned long long)s->cfg.refresh_ns / 1000000,
+		(unsigned long long)s->meta.attached_at);
+	xn_json_str(f, s->meta.build);
+	fprintf(f,
+		",\"follower\":{\"running\":%s,\"pid\":%d,\"wanted\":%s},"
+		"\"fdb_entries\":%d,\"fdb_static\":%d,\"fdb_events\":{",
+		s->follower ? "true" : "false", s->follower_pid,
+		s->meta.no_follow ? "false" : "true", s->fdb_entries,
+		s->fdb_static);
+	for (j = 0; j < XDPNET_FE_MAX; j++)
+		fprintf(f, "%s\"%s\":%llu", j ? "," : "", fdb_ev_names[j],
+			(unsigned long long)s->fdb_ev[j]);
+	fprintf(f, "},\"tracing\":%s,\"bridge_gone\":%s,\"ports\":[",
+		s->note_set ? "false" : "true", s->gone ? "true" : "false");
+	for (j = 0; j < s->nports; j++) {
+		if (j)
+			fputc(',', f);
+		print_port_json(f, &s->ports[j]);
+	}
+	fputs("]}", f);
+}
+
+static void print_bridge_text(FILE *f, const struct xn_bridge_status *s)
+{
+	int j;
+
+	fprintf(f,
+		"%s: mode %s, %s datapath, %d port%s, fdb %d learned + %d "
+		"static/local (mirrored %s), vlan filtering %s, bridge fdb "
+		"keep-alive every %llu ms\n",
+		s->name, xn_mode_name(s->meta.mode),
+		s->meta.live ? "live" : "portable", s->nports,
+		s->nports == 1 ? "" : "s", s->fdb_entries, s->fdb_static,
+		s->meta.fdb_trace ? "in the kernel" : "by the follower",
+		s->cfg.vlan_filtering ? "on" : "off",
+		(unsigned long long)s->cfg.refresh_ns / 1000000);
+	if (s->follower)
+		fprintf(f, "  follower: running (pid %d)\n", s->follower_pid);
+	else if (s->meta.no_follow)
+		fprintf(f, "  follower: none (--no-follow): bridge changes are "
+			   "not followed\n");
+	else
+		fprintf(f,
+			"  WARNING: no follower is running for %s: new ports, "
+			"port and bridge settings%s are not followed; "
+			"'xdpnet attach %s' starts one\n",
+			s->name, s->meta.fdb_trace ? "" : " and the FDB",
+			s->name);
+	if (!s->cfg.bypass)
+		fputs("  bypass off: the bridge forwards everything (hub mode, "
+		      "MST, or filters between ports)\n",
+		      f);
+	if (s->fdb_ev[XDPNET_FE_FULL])
+		fprintf(f,
+			"  fdb copy was full %llu times: those MACs take the "
+			"bridge\n",
+			(unsigned long long)s->fdb_ev[XDPNET_FE_FULL]);
+	if (s->gone)
+		fprintf(f,
+			"  gone: the bridge was deleted; 'xdpnet detach %s' "
+			"removes what is left\n",
+			s->name);
+	if (s->note_set)
+		fputs("  note: redirect-error tracepoints are not attached; XDP "
+		      "transmit drops are not counted\n",
+		      f);
+	for (j = 0; j < s->nports; j++)
+		print_port_text(f, &s->ports[j]);
+}
+
 void xn_print_status(FILE *f, const struct xn_bridge_status *b, int n, int json)
 {
-	int i, j;
+	int i;
 
 	if (json)
 		fputs("{\"bridges\":[", f);
 	for (i = 0; i < n; i++) {
-		const struct xn_bridge_status *s = &b[i];
-
 		if (json) {
-			fprintf(f, "%s{\"bridge\":", i ? "," : "");
-			xn_json_str(f, s->name);
-			fprintf(f,
-				",\"ifindex\":%u,\"mode\":\"%s\","
-				"\"vlan_filtering\":%s,\"strict\":%s,"
-				"\"refresh_ms\":%llu,"
-				"\"attached_at\":%llu,\"fdb_entries\":%d,"
-				"\"tracing\":%s",
-				s->meta.bridge_ifindex,
-				xn_mode_name(s->meta.mode),
-				s->meta.vlan_filtering ? "true" : "false",
-				s->meta.strict_src ? "true" : "false",
-				(unsigned long long)s->meta.refresh_ns /
-					1000000,
-				(unsigned long long)s->meta.attached_at,
-				s->fdb_entries, s->note_set ? "false" : "true");
-			fprintf(f, ",\"bridge_gone\":%s",
-				s->gone ? "true" : "false");
-			fputs(",\"ports\":[", f);
-			for (j = 0; j < s->nports; j++) {
-				if (j)
-					fputc(',', f);
-				print_port_json(f, &s->ports[j]);
-			}
-			fputs("]}", f);
-			continue;
+			if (i)
+				fputc(',', f);
+			print_bridge_json(f, &b[i]);
+		} else {
+			print_bridge_text(f, &b[i]);
 		}
-		fprintf(f,
-			"%s: mode %s, %d port%s, fdb %d entr%s, vlan filtering "
-			"%s, bridge fdb keep-alive every %llu ms\n",
-			s->name, xn_mode_name(s->meta.mode), s->nports,
-			s->nports == 1 ? "" : "s", s->fdb_entries,
-			s->fdb_entries == 1 ? "y" : "ies",
-			s->meta.vlan_filtering ? "on" : "off",
-			(unsigned long long)s->meta.refresh_ns / 1000000);
-		if (s->meta.strict_src)
-			fputs("  strict: only sources the bridge learned on "
-			      "the ingress port are bypassed; no learning\n",
-			      f);
-		if (s->gone)
-			fprintf(f,
-				"  gone: the bridge was deleted; 'xdpnet "
-				"detach %s' removes what is left\n",
-				s->name);
-		if (s->note_set)
-			fputs("  note: redirect-error tracepoints are not "
-			      "attached; XDP transmit drops are not counted\n",
-			      f);
-		for (j = 0; j < s->nports; j++)
-			print_port_text(f, &s->ports[j]);
 	}
 	if (json)
 		fputs("]}\n", f);

@@ -24,12 +24,16 @@ void xn_sum_stats(const struct xdpnet_stats *percpu, int ncpu,
 const char *xn_mode_name(__u32 mode);	    /* "tc", "xdp", "?" */
 const char *xn_tc_reason_text(__u8 reason); /* human text */
 const char *xn_hook_name(__u8 hook);	    /* "tcx", "clsact", "?" */
+const char *xn_hold_text(__u32 hold);	    /* why not bypassed, "" */
+const char *xn_hold_name(__u32 hold);	    /* "state", "down", ..., "" */
 
 struct xn_fdb_row {
 	struct xdpnet_fdb_key key;
 	struct xdpnet_fdb_val val;
 	char port[IF_NAMESIZE]; /* "" when the ifindex is gone */
 };
+
+/* Rows of the FDB copy: learned entries (no flag) first need no label. */
 
 /* now_ns: bpf_ktime_get_ns() clock (CLOCK_MONOTONIC) for ages. Rows are
  * printed in the given order. */
@@ -47,7 +51,12 @@ struct xn_port_row {
 struct xn_bridge_status {
 	char name[IF_NAMESIZE];
 	struct xdpnet_meta meta;
-	int fdb_entries;
+	struct xdpnet_cfg cfg;
+	int follower;	  /* a follower runs ... */
+	int follower_pid; /* ... with this pid (0: unknown) */
+	int fdb_entries;  /* learned entries copied from the bridge */
+	int fdb_static;	  /* static and local entries */
+	__u64 fdb_ev[XDPNET_FE_MAX];
 	int nports;
 	struct xn_port_row *ports;
 	int note_set; /* redirect-error tracepoints are not attached */

@@ -24,36 +24,13 @@
 #include "util.h"
 #include "nl.h"
 #include "stats.h"
-#include "loader.h"
+#include "pins.h"
+#include "cmd.h"
+#include "lock.h"
 #include "latency.h"
 
 static const char *const lat_links[] = { "lat_rx", "lat_tx", "lat_xdp" };
 #define N_LINKS (sizeof(lat_links) / sizeof(lat_links[0]))
-
-static int pin_has(const char *bridge, const char *leaf)
-{
-	char path[256];
-
-	return !xn_pin_path(path, sizeof(path), bridge, leaf) &&
-	       !access(path, F_OK);
-}
-
-static void pin_del(const char *bridge, const char *leaf)
-{
-	char path[256];
-
-	if (!xn_pin_path(path, sizeof(path), bridge, leaf))
-		unlink(path);
-}
-
-static int pin_new(int fd, const char *bridge, const char *leaf)
-{
-	char path[256];
-
-	if (xn_pin_path(path, sizeof(path), bridge, leaf))
-		return -ENAMETOOLONG;
-	return bpf_obj_pin(fd, path) ? -errno : 0;
-}
 
 /* The probe's pins belong to this namespace's bridge? Pins are global. */
 static int lat_ours(const char *bridge)
@@ -77,7 +54,7 @@ int xn_lat_is_on(const char *bridge)
 	if (!lat_ours(bridge))
 		return 0;
 	for (i = 0; i < N_LINKS; i++)
-		if (!pin_has(bridge, lat_links[i]))
+		if (!xn_pin_exists(bridge, lat_links[i]))
 			return 0;
 	return 1;
 }
@@ -228,12 +205,31 @@ static void set_ctl(int fd, __u32 on, __u32 bridge_ifindex)
 	bpf_map_update_elem(fd, &zero, &ctl, 0);
 }
 
+/* Tell an attached datapath whether to mark frames for the probe
+ * (xdpnet_cfg.lat_on; reconcile keeps it equal to lat_ctl.on). */
+static void datapath_mark(const char *bridge, __u32 on)
+{
+	struct xdpnet_cfg c;
+	struct xn_state st;
+	int lk;
+
+	if (xn_state_open(&st, bridge))
+		return;
+	lk = xn_lock(bridge, 30);
+	if (!xn_cfg_read(&st, &c) && c.lat_on != on) {
+		c.lat_on = on;
+		xn_cfg_write(&st, &c);
+	}
+	xn_unlock(lk);
+	xn_state_close(&st);
+}
+
 static void links_remove(const char *bridge)
 {
 	unsigned int i;
 
 	for (i = 0; i < N_LINKS; i++)
-		pin_del(bridge, lat_links[i]);
+		xn_pin_unlink(bridge, lat_links[i]);
 }
 
 /* Reuse a pinned map of the bridge if there is one. 1 if reused. */
@@ -276,6 +272,7 @@ static int lat_on(const char *bridge, const struct xn_link *br)
 			set_ctl(fd, 1, br->ifindex);
 			close(fd);
 		}
+		datapath_mark(bridge, 1);
 		xn_info("xdpnet: latency probe already on for %s (%d port%s)",
 			bridge, nports, nports == 1 ? "" : "s");
 		return XN_OK;
@@ -312,8 +309,8 @@ static int lat_on(const char *bridge, const struct xn_link *br)
 	err = 0;
 	for (i = 0; i < 4 && !err; i++)
 		if (!maps[i].reused)
-			err = pin_new(bpf_map__fd(maps[i].m), bridge,
-				      maps[i].leaf);
+			err = xn_pin_obj(bpf_map__fd(maps[i].m), bridge,
+					 maps[i].leaf);
 	if (!err)
 		err = ports_sync(bpf_map__fd(skel->maps.lat_ports), br->ifindex,
 				 &nports);
@@ -322,12 +319,14 @@ static int lat_on(const char *bridge, const struct xn_link *br)
 		l[1] = bpf_program__attach(skel->progs.xdpnet_lat_tx);
 		l[2] = bpf_program__attach(skel->progs.xdpnet_lat_xdp);
 		for (i = 0; i < N_LINKS && !err; i++)
-			err = l[i] ? pin_new(bpf_link__fd(l[i]), bridge,
-					     lat_links[i])
+			err = l[i] ? xn_pin_obj(bpf_link__fd(l[i]), bridge,
+						lat_links[i])
 				   : -errno;
 	}
-	if (!err)
+	if (!err) {
 		set_ctl(bpf_map__fd(skel->maps.lat_ctl), 1, br->ifindex);
+		datapath_mark(bridge, 1);
+	}
 	for (i = 0; i < N_LINKS; i++)
 		bpf_link__destroy(l[i]); /* the pins hold them */
 	xdpnet_lat_bpf__destroy(skel);
@@ -347,7 +346,8 @@ static int lat_off(const char *bridge)
 {
 	int fd;
 
-	if (!pin_has(bridge, "lat_ctl") && !pin_has(bridge, "lat_rx")) {
+	if (!xn_pin_exists(bridge, "lat_ctl") &&
+	    !xn_pin_exists(bridge, "lat_rx")) {
 		xn_info("xdpnet: latency probe is not on for %s; nothing to do",
 			bridge);
 		return XN_OK;
@@ -364,6 +364,7 @@ static int lat_off(const char *bridge)
 		}
 		close(fd);
 	}
+	datapath_mark(bridge, 0);
 	links_remove(bridge);
 	xn_info("xdpnet: latency probe off for %s; the histograms stay until "
 		"'xdpnet stats %s --reset' or detach",
@@ -388,7 +389,7 @@ int xn_latency(const struct xn_opts *o)
 	err = xn_ensure_bpffs();
 	if (err)
 		return err;
-	if (pin_has(o->bridge, "lat_ctl") && !lat_ours(o->bridge)) {
+	if (xn_pin_exists(o->bridge, "lat_ctl") && !lat_ours(o->bridge)) {
 		xn_err("%s/%s holds the state of a bridge named %s in another "
 		       "network namespace",
 		       XDPNET_PIN_ROOT, o->bridge, o->bridge);

@@ -4,7 +4,7 @@
 #include "xdpnet.h"
 #include "util.h"
 #include "cli.h"
-#include "loader.h"
+#include "cmd.h"
 #include "stats.h"
 #include "latency.h"
 #include "exporter.h"
@@ -32,6 +32,8 @@ int main(int argc, char **argv)
 		return xn_status(&o);
 	case XN_CMD_FDB:
 		return xn_fdb(&o);
+	case XN_CMD_FOLLOW:
+		return xn_follow(&o);
 	case XN_CMD_STATS:
 		return xn_stats(&o);
 	case XN_CMD_LATENCY:

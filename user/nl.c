@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
 #include <linux/if_bridge.h>
 #include <linux/if_link.h>
 #include <linux/neighbour.h>
@@ -94,6 +96,7 @@ static struct nla_policy info_policy[IFLA_INFO_MAX + 1] = {
 static struct nla_policy br_policy[IFLA_BR_MAX + 1] = {
 	[IFLA_BR_VLAN_FILTERING] = { .type = NLA_U8 },
 	[IFLA_BR_AGEING_TIME] = { .type = NLA_U32 },
+	[IFLA_BR_MULTI_BOOLOPT] = { .minlen = sizeof(struct br_boolopt_multi) },
 };
 
 static struct nla_policy brport_policy[IFLA_BRPORT_MAX + 1] = {
@@ -161,6 +164,13 @@ int xn_parse_link(const struct nlmsghdr *cnlh, struct xn_link *out)
 		if (br[IFLA_BR_AGEING_TIME])
 			out->ageing_time_cs =
 				nla_get_u32(br[IFLA_BR_AGEING_TIME]);
+		if (br[IFLA_BR_MULTI_BOOLOPT]) {
+			struct br_boolopt_multi *bm =
+				nla_data(br[IFLA_BR_MULTI_BOOLOPT]);
+
+			out->mst =
+				!!(bm->optval & (1U << BR_BOOLOPT_MST_ENABLE));
+		}
 	}
 	if (li[IFLA_INFO_SLAVE_KIND] && li[IFLA_INFO_SLAVE_DATA] &&
 	    !strcmp(nla_get_string(li[IFLA_INFO_SLAVE_KIND]), "bridge")) {
@@ -454,18 +464,12 @@ int xn_dump_fdb(__u32 bridge_ifindex, struct xn_fdb_entry **out, int *n)
 	return 0;
 }
 
-static int vlan_cb(const struct nlmsghdr *nlh, void *arg)
+static int port_vlan_cb(const struct nlmsghdr *nlh, void *arg)
 {
 	struct vec *v = arg;
-	struct xn_link l;
 	struct xn_vlan tmp[64];
 	int n, i;
 
-	/* AF_BRIDGE link dumps carry IFLA_MASTER for ports, and for the
-	 * bridge itself, which is not a port. */
-	if (xn_parse_link(nlh, &l) || l.master != v->filter ||
-	    l.ifindex == v->filter)
-		return 0;
 	n = xn_parse_vlans(nlh, tmp, 64);
 	if (n < 0)
 		return n;
@@ -477,6 +481,19 @@ static int vlan_cb(const struct nlmsghdr *nlh, void *arg)
 		*p = tmp[i];
 	}
 	return 0;
+}
+
+static int vlan_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct vec *v = arg;
+	struct xn_link l;
+
+	/* AF_BRIDGE link dumps carry IFLA_MASTER for ports, and for the
+	 * bridge itself, which is not a port. */
+	if (xn_parse_link(nlh, &l) || l.master != v->filter ||
+	    l.ifindex == v->filter)
+		return 0;
+	return port_vlan_cb(nlh, arg);
 }
 
 int xn_dump_vlans(__u32 bridge_ifindex, struct xn_vlan **out, int *n)
@@ -493,6 +510,128 @@ int xn_dump_vlans(__u32 bridge_ifindex, struct xn_vlan **out, int *n)
 	*out = v.items;
 	*n = v.n;
 	return 0;
+}
+
+int xn_port_vlans(__u32 ifindex, struct xn_vlan **out, int *n)
+{
+	struct vec v = { .size = sizeof(struct xn_vlan) };
+	int err;
+
+	/* The port's master is whatever it is: filter by ifindex instead. */
+	err = xn_nl_dump(RTM_GETLINK, AF_BRIDGE, ifindex,
+			 RTEXT_FILTER_BRVLAN_COMPRESSED, port_vlan_cb, &v);
+	if (err) {
+		free(v.items);
+		return err;
+	}
+	*out = v.items;
+	*n = v.n;
+	return 0;
+}
+
+static int fdb_one(const struct nlmsghdr *nlh, void *arg)
+{
+	return xn_parse_fdb(nlh, arg) < 0 ? -EINVAL : 0;
+}
+
+int xn_fdb_get(__u32 bridge_ifindex, const __u8 *mac, __u16 vid,
+	       struct xn_fdb_entry *out)
+{
+	struct ndmsg ndm = { .ndm_family = AF_BRIDGE };
+	struct dump_ctx d = { .cb = fdb_one, .arg = out };
+	struct nl_sock *sk;
+	struct nl_msg *msg;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	sk = nl_socket_alloc();
+	if (!sk)
+		return -ENOMEM;
+	err = nl_connect(sk, NETLINK_ROUTE);
+	if (err < 0)
+		goto out_sock;
+	msg = nlmsg_alloc_simple(RTM_GETNEIGH, 0);
+	if (!msg) {
+		err = -NLE_NOMEM;
+		goto out_sock;
+	}
+	err = nlmsg_append(msg, &ndm, sizeof(ndm), NLMSG_ALIGNTO);
+	if (!err)
+		err = nla_put(msg, NDA_LLADDR, 6, mac);
+	if (!err)
+		err = nla_put_u32(msg, NDA_MASTER, bridge_ifindex);
+	if (!err && vid)
+		err = nla_put_u16(msg, NDA_VLAN, vid);
+	if (!err) {
+		nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, dump_valid,
+				    &d);
+		err = nl_send_auto(sk, msg);
+		if (err >= 0)
+			err = nl_recvmsgs_default(sk);
+	}
+	nlmsg_free(msg);
+out_sock:
+	nl_socket_free(sk);
+	if (err == -NLE_OBJ_NOTFOUND || err == -NLE_NOADDR)
+		return -ENOENT;
+	if (err < 0)
+		return nle_errno(err) == -ENODEV ? -ENOENT : nle_errno(err);
+	return d.err ? d.err : (out->ifindex ? 0 : -ENOENT);
+}
+
+int xn_events_open(void)
+{
+	struct sockaddr_nl sa = {
+		.nl_family = AF_NETLINK,
+		.nl_groups = (1U << (RTNLGRP_LINK - 1)) |
+			     (1U << (RTNLGRP_NEIGH - 1)),
+	};
+	int fd, sz = 8 << 20;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK,
+		    NETLINK_ROUTE);
+	if (fd < 0)
+		return -errno;
+	/* A flood of learned MACs is a burst of RTM_NEWNEIGH: room for it.
+	 * (SO_RCVBUFFORCE as root, SO_RCVBUF's cap otherwise.) */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)))
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+int xn_events_read(int fd, int (*cb)(const struct nlmsghdr *nlh, void *arg),
+		   void *arg)
+{
+	static char buf[64 << 10] __attribute__((aligned(8)));
+
+	for (;;) {
+		struct nlmsghdr *nlh;
+		ssize_t len = recv(fd, buf, sizeof(buf), 0);
+		int err;
+
+		if (len < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return 0;
+			if (errno == EINTR)
+				continue;
+			return -errno; /* -ENOBUFS: we lost some */
+		}
+		for (nlh = (struct nlmsghdr *)buf; NLMSG_OK(nlh, (size_t)len);
+		     nlh = NLMSG_NEXT(nlh, len)) {
+			if (nlh->nlmsg_type == NLMSG_DONE ||
+			    nlh->nlmsg_type == NLMSG_ERROR)
+				continue;
+			err = cb(nlh, arg);
+			if (err)
+				return err;
+		}
+	}
 }
 
 static struct nla_policy stats_policy[IFLA_MAX + 1] = {

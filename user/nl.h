@@ -19,6 +19,7 @@ struct xn_link {
 	/* bridge device (kind "bridge") */
 	__u32 vlan_filtering;
 	__u32 ageing_time_cs; /* IFLA_BR_AGEING_TIME, centiseconds */
+	__u8 mst;	      /* multiple spanning trees (per-VLAN states) */
 	/* bridge port (IFLA_INFO_SLAVE_KIND "bridge") */
 	int is_port;
 	__u8 stp_state; /* BR_STATE_* */
@@ -79,6 +80,21 @@ int xn_get_link_by_index(__u32 ifindex, struct xn_link *out);
 int xn_list_ports(__u32 bridge_ifindex, struct xn_link **out, int *n);
 int xn_dump_fdb(__u32 bridge_ifindex, struct xn_fdb_entry **out, int *n);
 int xn_dump_vlans(__u32 bridge_ifindex, struct xn_vlan **out, int *n);
+/* One entry of a bridge's FDB, as the bridge has it now: 0, -ENOENT. */
+int xn_fdb_get(__u32 bridge_ifindex, const __u8 *mac, __u16 vid,
+	       struct xn_fdb_entry *out);
+/* The VLANs of one port. */
+int xn_port_vlans(__u32 ifindex, struct xn_vlan **out, int *n);
+
+/*
+ * Netlink notifications (RTNLGRP_LINK and RTNLGRP_NEIGH): a socket to poll,
+ * and a reader that hands each message to cb. xn_events_read returns 0,
+ * -ENOBUFS when the kernel dropped notifications (the caller must re-read
+ * everything), or another negative errno.
+ */
+int xn_events_open(void);
+int xn_events_read(int fd, int (*cb)(const struct nlmsghdr *nlh, void *arg),
+		   void *arg);
 /* Every port of a bridge with its device counters; *out is malloc'ed. */
 int xn_list_port_stats(__u32 bridge_ifindex, struct xn_port_stats **out,
 		       int *n);

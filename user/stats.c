@@ -22,7 +22,8 @@
 #include "nl.h"
 #include "latency.h"
 #include "stats.h"
-#include "loader.h"
+#include "pins.h"
+#include "cmd.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -947,33 +948,23 @@ void xn_stats_print_prom(FILE *f, const struct xn_stats_sample *s, int n)
 
 /* --------------------------------------------------------- kernel side */
 
-/* The pinned meta of an attached bridge, if it is this namespace's. */
-static int read_meta(const char *bridge, struct xdpnet_meta *m)
-{
-	__u32 zero = 0;
-	int fd = xn_pin_get(bridge, "meta"), err;
-
-	if (fd < 0)
-		return -ENOENT;
-	err = bpf_map_lookup_elem(fd, &zero, m) ? -errno : 0;
-	close(fd);
-	return err;
-}
-
 int xn_stats_pins_ours(const char *bridge)
 {
 	struct xdpnet_lat_ctl ctl = {};
-	struct xdpnet_meta m;
+	struct xn_state st;
 	__u32 zero = 0;
-	__u64 ino = xn_netns_ino();
 	int fd;
 
-	if (!read_meta(bridge, &m) && m.netns_ino && m.netns_ino != ino)
-		return 0;
+	if (!xn_state_open(&st, bridge)) {
+		xn_state_close(&st);
+		return 1;
+	}
+	if (xn_pin_exists(bridge, "meta"))
+		return 0; /* another namespace's (or version's) state */
 	fd = xn_pin_get(bridge, "lat_ctl");
 	if (fd >= 0) {
 		int ok = bpf_map_lookup_elem(fd, &zero, &ctl) ||
-			 !ctl.netns_ino || ctl.netns_ino == ino;
+			 !ctl.netns_ino || ctl.netns_ino == xn_netns_ino();
 
 		close(fd);
 		return ok;
@@ -1000,43 +991,42 @@ void xn_stats_free(struct xn_stats_sample *s)
  * counters. Leaves s->attached 0 when the bridge is not attached. */
 static int collect_datapath(const char *bridge, struct xn_stats_sample *s)
 {
-	int ncpu = libbpf_num_possible_cpus(), fd_ports, fd_stats, i;
+	int ncpu = libbpf_num_possible_cpus(), i;
 	struct xdpnet_stats *pc;
-	struct xdpnet_meta m;
+	struct xn_state st;
 
 	if (ncpu < 0)
 		return ncpu;
-	if (read_meta(bridge, &m) ||
-	    (m.netns_ino && m.netns_ino != xn_netns_ino()) ||
-	    m.bridge_ifindex != s->bridge_ifindex)
+	if (xn_state_open(&st, bridge))
 		return 0;
-	fd_ports = xn_pin_get(bridge, "ports");
-	fd_stats = xn_pin_get(bridge, "stats");
+	if (st.meta.bridge_ifindex != s->bridge_ifindex) {
+		xn_state_close(&st);
+		return 0;
+	}
 	pc = calloc(ncpu, sizeof(*pc));
-	if (fd_ports < 0 || fd_stats < 0 || !pc) {
-		if (fd_ports >= 0)
-			close(fd_ports);
-		if (fd_stats >= 0)
-			close(fd_stats);
-		free(pc);
-		return pc ? 0 : -ENOMEM;
+	if (!pc) {
+		xn_state_close(&st);
+		return -ENOMEM;
 	}
 	s->attached = 1;
-	s->mode = m.mode;
+	s->mode = st.meta.mode;
 	for (i = 0; i < s->nports; i++) {
 		struct xn_stats_port *p = &s->ports[i];
 		struct xdpnet_port port;
+		__u32 slot;
 
-		if (bpf_map_lookup_elem(fd_ports, &p->ifindex, &port))
+		if (bpf_map_lookup_elem(st.fd[XM_PORT_IDX], &p->ifindex,
+					&slot) ||
+		    bpf_map_lookup_elem(st.fd[XM_PORTS], &slot, &port) ||
+		    port.ifindex != p->ifindex)
 			continue;
 		p->attached = 1;
 		p->xdp = !!(port.flags & XDPNET_PORT_XDP);
-		if (!bpf_map_lookup_elem(fd_stats, &p->ifindex, pc))
+		if (!bpf_map_lookup_elem(st.fd[XM_STATS], &slot, pc))
 			xn_sum_stats(pc, ncpu, &p->ctr);
 	}
 	free(pc);
-	close(fd_ports);
-	close(fd_stats);
+	xn_state_close(&st);
 	return 0;
 }
 
@@ -1098,10 +1088,10 @@ int xn_stats_collect(const char *bridge, struct xn_stats_sample *s)
 
 int xn_stats_reset(const char *bridge)
 {
-	int ncpu = libbpf_num_possible_cpus(), fd, err, did = 0;
-	struct xdpnet_meta m;
+	int ncpu = libbpf_num_possible_cpus(), did = 0;
 	struct xdpnet_stats *zero;
-	__u32 key, next;
+	struct xn_state st;
+	__u32 key;
 
 	if (ncpu < 0)
 		return XN_ERR;
@@ -1111,21 +1101,17 @@ int xn_stats_reset(const char *bridge)
 		       XDPNET_PIN_ROOT, bridge, bridge);
 		return XN_ERR;
 	}
-	if (!read_meta(bridge, &m)) {
-		fd = xn_pin_get(bridge, "stats");
+	if (!xn_state_open(&st, bridge)) {
 		zero = calloc(ncpu, sizeof(*zero));
-		if (fd < 0 || !zero) {
-			if (fd >= 0)
-				close(fd);
-			free(zero);
-			xn_err("cannot open the counters of %s", bridge);
+		if (!zero) {
+			xn_state_close(&st);
 			return XN_ERR;
 		}
-		for (err = bpf_map_get_next_key(fd, NULL, &key); !err;
-		     err = bpf_map_get_next_key(fd, &key, &next), key = next)
-			bpf_map_update_elem(fd, &key, zero, BPF_EXIST);
+		for (key = 0; key < XDPNET_MAX_PORTS; key++)
+			bpf_map_update_elem(st.fd[XM_STATS], &key, zero,
+					    BPF_EXIST);
 		free(zero);
-		close(fd);
+		xn_state_close(&st);
 		did = 1;
 	}
 	if (!xn_lat_reset(bridge))

@@ -16,6 +16,8 @@ enum xn_exit {
 	XN_ENOBPF = 5,	     /* the kernel refused our BPF programs or maps */
 	XN_EBPFFS = 6,	     /* bpffs not mounted and cannot be mounted */
 	XN_ENOTATTACHED = 7, /* xdpnet is not attached to that bridge */
+	XN_EBUSY = 8,	     /* a follower already runs, or the lock is held */
+	XN_EFILTER = 9, /* filters apply between ports (--bypass-filters) */
 };
 
 extern int xn_verbose;

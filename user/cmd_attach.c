@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * xdpnet attach BRIDGE / xdpnet follow BRIDGE.
+ *
+ * attach: load (or upgrade) the datapath, reconcile it with the bridge,
+ * then make sure a follower keeps it so. Order matters for connectivity:
+ * maps are filled before any port is hooked, and TC is hooked before XDP;
+ * a fresh attach that fails half-way is rolled back entirely.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include "xdpnet.h"
+#include "util.h"
+#include "format.h"
+#include "pins.h"
+#include "lock.h"
+#include "hooks.h"
+#include "reconcile.h"
+#include "policy.h"
+#include "follower.h"
+#include "cmd.h"
+
+int xn_cmd_prepare(void)
+{
+	if (geteuid() != 0) {
+		xn_err("must run as root (needs CAP_BPF, CAP_NET_ADMIN and "
+		       "CAP_SYS_ADMIN)");
+		return XN_EPERM;
+	}
+	return xn_ensure_bpffs();
+}
+
+int xn_find_bridge(const char *name, struct xn_link *l)
+{
+	int err = xn_get_link(name, l);
+
+	if (err == -ENODEV) {
+		xn_err("no such device '%s'", name);
+		return XN_ENOBRIDGE;
+	}
+	if (err) {
+		xn_err("cannot look up '%s': %s", name, strerror(-err));
+		return err == -EPERM ? XN_EPERM : XN_ERR;
+	}
+	if (strcmp(l->kind, "bridge")) {
+		xn_err("'%s' is not a bridge (it is a %s device); give the "
+		       "bridge its VMs' taps are enslaved to, e.g. virbr0",
+		       name, l->kind[0] ? l->kind : "physical");
+		return XN_ENOBRIDGE;
+	}
+	return 0;
+}
+
+/*
+ * What is pinned under the bridge's name: 0 (ours and current, s open),
+ * 1 (nothing, or the leftovers of a deleted bridge of that name: cleared),
+ * or an exit code after a one-line error.
+ */
+static int existing_state(struct xn_state *s, const struct xn_link *br)
+{
+	struct xn_link old;
+	char dir[256];
+	int err;
+
+	xn_pin_path(dir, sizeof(dir), br->name, NULL);
+	err = xn_state_open(s, br->name);
+	if (err == XN_ENOTATTACHED) {
+		if (xn_pin_exists(br->name, "meta")) {
+			xn_err("%s belongs to a bridge named %s in another "
+			       "network namespace",
+			       dir, br->name);
+			return XN_ERR;
+		}
+		return 1;
+	}
+	if (err)
+		return err;
+	if (s->meta.bridge_ifindex == br->ifindex)
+		return 0;
+	/* libvirt reuses names: a deleted bridge's state goes. */
+	if (xn_get_link_by_index(s->meta.bridge_ifindex, &old) == -ENODEV ||
+	    strcmp(old.kind, "bridge")) {
+		xn_reconcile_clear(s);
+		xn_state_close(s);
+		xn_state_remove(br->name);
+		xn_info("xdpnet: removed what a deleted bridge named %s left "
+			"behind",
+			br->name);
+		return 1;
+	}
+	xn_state_close(s);
+	xn_err("the pinned state in %s belongs to another bridge; run "
+	       "'xdpnet detach %s' first",
+	       dir, br->name);
+	return XN_ERR;
+}
+
+/* Everything under the lock: load or upgrade, reconcile, meta. */
+static int attach_locked(const struct xn_opts *o, struct xn_link *br,
+			 struct xn_load *ld, struct xn_sync *r)
+{
+	struct xn_policy pol = {};
+	struct xn_state s;
+	int err, fresh;
+
+	fresh = existing_state(&s, br);
+	if (fresh < 0 || fresh > 1)
+		return fresh;
+	err = xn_policy_read(br, o->bypass_filters, &pol);
+	if (err) {
+		if (!fresh)
+			xn_state_close(&s);
+		return err;
+	}
+	if (fresh || strcmp(s.meta.build, xn_build_id())) {
+		/* A follower of another build must not touch the new
+		 * layout: it stops, and a new one starts below. */
+		if (!fresh)
+			xn_follower_stop(br->name);
+		xn_state_close(&s);
+		xn_state_init(&s, br->name);
+		err = xn_state_load(&s, ld);
+		if (err) {
+			if (fresh)
+				xn_state_remove(br->name);
+			xn_policy_free(&pol);
+			return err;
+		}
+	}
+	ld->fresh = fresh;
+	if (o->mode)
+		s.meta.mode = o->mode;
+	else if (!s.meta.mode)
+		s.meta.mode = XDPNET_MODE_TC;
+	s.meta.no_follow = o->no_follow;
+	s.meta.bypass_filters = o->bypass_filters;
+	err = xn_meta_write(&s);
+	if (!err)
+		err = xn_reconcile(&s, br, &pol, r, 0);
+	if (err) {
+		if (fresh) {
+			xn_reconcile_clear(&s);
+			xn_state_close(&s);
+			xn_state_remove(br->name);
+			xn_err("attach failed (%s); everything was rolled back",
+			       strerror(-err));
+		} else {
+			xn_state_close(&s);
+			xn_err("attach failed (%s); the datapath keeps what it "
+			       "had (run attach again)",
+			       strerror(-err));
+		}
+		xn_policy_free(&pol);
+		return XN_ERR;
+	}
+	/* Done: this build owns the state now. */
+	snprintf(s.meta.build, sizeof(s.meta.build), "%s", xn_build_id());
+	ld->live = s.meta.live;
+	ld->fdb_trace = s.meta.fdb_trace;
+	err = xn_meta_write(&s) ? XN_ERR : 0;
+	xn_state_close(&s);
+	xn_policy_free(&pol);
+	return err;
+}
+
+int xn_attach(const struct xn_opts *o)
+{
+	struct xn_load ld = {};
+	struct xn_sync r = {};
+	const char *how = NULL;
+	struct xn_link br;
+	int err, lk;
+
+	err = xn_cmd_prepare();
+	if (!err)
+		err = xn_find_bridge(o->bridge, &br);
+	if (err)
+		return err;
+	if (o->strict)
+		xn_info("xdpnet: --strict is the only behaviour now: the "
+			"datapath bypasses only sources the bridge has on "
+			"the ingress port");
+	ld.bridge_ifindex = br.ifindex;
+	lk = xn_lock(br.name, 30);
+	if (lk < 0)
+		return XN_EBUSY;
+	err = attach_locked(o, &br, &ld, &r);
+	xn_unlock(lk);
+	if (err)
+		return err;
+	xn_info("xdpnet: %s %s (mode %s, %s datapath, FDB mirrored %s): %d "
+		"port%s carried, %d held, +%d -%d ~%d",
+		ld.fresh      ? "attached to"
+		: ld.upgraded ? "upgraded"
+			      : "synced",
+		br.name, xn_mode_name(o->mode ? o->mode : XDPNET_MODE_TC),
+		ld.live ? "live" : "portable",
+		ld.fdb_trace ? "in the kernel" : "by the follower", r.total,
+		r.total == 1 ? "" : "s", r.held, r.added, r.removed, r.changed);
+	if (o->follow)
+		return xn_follow_run(br.name, &br);
+	if (o->no_follow) {
+		if (xn_follower_stop(br.name))
+			return XN_ERR;
+		xn_info("xdpnet: no follower (--no-follow): bridge changes are "
+			"not followed until 'xdpnet attach %s'",
+			br.name);
+		return XN_OK;
+	}
+	err = xn_follower_start(br.name, &how);
+	if (!err && strcmp(how, "running"))
+		xn_info("xdpnet: follower started (%s)", how);
+	return err;
+}
+
+int xn_follow(const struct xn_opts *o)
+{
+	struct xn_link br;
+	int err = xn_cmd_prepare();
+
+	if (!err)
+		err = xn_find_bridge(o->bridge, &br);
+	return err ? err : xn_follow_run(br.name, &br);
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Serialising xdpnet's processes per bridge: the CLI, the follower and the
+ * libvirt hook take /run/xdpnet/BRIDGE.lock around every change to a
+ * bridge's datapath. The follower also holds /run/xdpnet/BRIDGE.follow for
+ * its whole life: that is how "a follower is running" is told, race-free.
+ */
+#ifndef XN_LOCK_H
+#define XN_LOCK_H
+
+#include <sys/types.h>
+
+#define XDPNET_RUN_DIR "/run/xdpnet"
+
+/* Blocking exclusive lock on /run/xdpnet/BRIDGE.lock (waits at most
+ * timeout_s). Returns an fd to pass to xn_unlock, or -1 after a one-line
+ * error. */
+int xn_lock(const char *bridge, int timeout_s);
+void xn_unlock(int fd);
+
+/* The follower's lifetime lock: an fd, -EBUSY (one runs: *pid if known),
+ * or another -errno. */
+int xn_follow_lock(const char *bridge, pid_t *pid);
+/* Is a follower running for bridge? 1 (and its pid), or 0. */
+int xn_follower_alive(const char *bridge, pid_t *pid);
+/* /run/xdpnet/BRIDGE.SUFFIX */
+int xn_run_path(char *buf, size_t len, const char *bridge, const char *suffix);
+
+#endif
