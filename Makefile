@@ -18,8 +18,11 @@ PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 WARN := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
 CFLAGS += $(WARN) -std=gnu11 -Iinclude -Iuser -I$(OUT) $(PKG_CFLAGS)
+# BPF_EXTRA: more flags for the BPF objects (tests build a second,
+# different build with it: tests/upgrade).
+BPF_EXTRA ?=
 BPF_CFLAGS := -target bpf -O2 -g $(WARN) -Wno-unused-parameter \
-	-D__TARGET_ARCH_$(ARCH) -Iinclude -I$(OUT)
+	-D__TARGET_ARCH_$(ARCH) -Iinclude -I$(OUT) $(BPF_EXTRA)
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUT)/%.bpf.o,$(BPF_SRCS))

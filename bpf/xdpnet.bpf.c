@@ -220,4 +220,12 @@ int BPF_PROG(xdpnet_devmap_xmit, const struct net_device *from_dev,
 	return 0;
 }
 
+/* User space's clock for the FDB copy: jiffies, as the datapath reads
+ * them (BPF_PROG_TEST_RUN; the low 32 bits are enough). */
+SEC("syscall")
+int xdpnet_jiffies(void *ctx)
+{
+	return (int)bpf_jiffies64();
+}
+
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

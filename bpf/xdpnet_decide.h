@@ -11,8 +11,8 @@
  * decides as it always did: slower, never wrong.
  *
  * The known-unicast path costs two FDB lookups (source, destination), two
- * array lookups (the ports, by the slots the FDB entries carry), a coarse
- * clock read and the counters.
+ * array lookups (the ports, by the slots the FDB entries carry), a jiffies
+ * read and the counters.
  */
 #ifndef XDPNET_DECIDE_H
 #define XDPNET_DECIDE_H
@@ -25,6 +25,10 @@
 /* The bridge accepts frames up to MTU + Ethernet header + one VLAN tag
  * (is_skb_forwardable()). */
 #define XDPNET_MTU_SLACK (ETH_HLEN + VLAN_HLEN)
+
+#ifndef XN_PERF_NOCLOCK /* performance experiments only */
+#define XN_PERF_NOCLOCK 0
+#endif
 
 enum xdpnet_stage {
 	XDPNET_STAGE_XDP,
@@ -176,9 +180,8 @@ static __always_inline __u32 xdpnet_decide(struct xdpnet_frame *f,
 	struct xdpnet_port *in, *out;
 	struct ethhdr *eth = f->data;
 	__u8 vlan_filtering = xdpnet_cfg.vlan_filtering;
-	__u32 in_flags, slot = 0, why;
+	__u32 in_flags, slot = 0, why, now;
 	__u16 vid = 0;
-	__u64 now;
 
 	if (f->data + sizeof(*eth) > f->data_end) {
 		in_port(f, NULL);
@@ -194,21 +197,14 @@ static __always_inline __u32 xdpnet_decide(struct xdpnet_frame *f,
 	in_flags = in->flags;
 #if XDPNET_HAVE_LIVE
 	{
-		__u8 live_vf = vlan_filtering;
-		int r;
+		int r = stage == XDPNET_STAGE_TC
+				? live_port_skb(f->ctx, &in_flags)
+				: live_port_xdp(f->ctx, &in_flags);
 
-		if (stage == XDPNET_STAGE_TC)
-			r = live_port_skb(f->ctx, &in_flags, &live_vf);
-		else
-			r = live_port_xdp(f->ctx, &in_flags, &live_vf);
 		if (r == XDPNET_LIVE_GONE)
 			return XDPNET_C_PASS_STATE;
-		if (r == XDPNET_LIVE_NOBYPASS)
-			return XDPNET_C_PASS_HUB;
 		/* The map says what user space adds: filters, carrier. */
 		in_flags &= in->flags | ~XDPNET_PORT_FWD;
-		if (live_vf != vlan_filtering)
-			return XDPNET_C_PASS_VLAN; /* user space catches up */
 	}
 #endif
 	if (!xdpnet_cfg.bypass)
@@ -239,13 +235,14 @@ static __always_inline __u32 xdpnet_decide(struct xdpnet_frame *f,
 		why = src_ok(f, src, eth->h_source, vid);
 		if (why)
 			return why;
-		if (src && src->ifindex == f->ifindex) {
-			now = bpf_ktime_get_coarse_ns();
-			if ((__s64)(now - src->bridge_ns) >
-			    (__s64)xdpnet_cfg.refresh_ns) {
+		if (src && src->ifindex == f->ifindex && !XN_PERF_NOCLOCK) {
+			/* jiffies: the cheapest clock there is. */
+			now = bpf_jiffies64();
+			if ((__s32)(now - src->bridge_j) >
+			    (__s32)xdpnet_cfg.refresh_j) {
 				if (stage == XDPNET_STAGE_XDP)
 					return XDPNET_C_XDP_DEFER_REFRESH;
-				src->bridge_ns = now;
+				src->bridge_j = now;
 				return XDPNET_C_PASS_REFRESH;
 			}
 		}

@@ -64,9 +64,7 @@ int BPF_PROG(xdpnet_fdb_update, struct net_bridge *br,
 	}
 	if (flags & (1UL << BR_FDB_LOCKED_BIT))
 		nv.flags |= XDPNET_FDB_LOCKED;
-	/* The bridge saw it now. (Tracing programs may not read the coarse
-	 * clock the datapath uses; the datapath compares signed.) */
-	nv.bridge_ns = bpf_ktime_get_ns();
+	nv.bridge_j = bpf_jiffies64(); /* the bridge saw it now */
 	if (bpf_map_update_elem(&fdb, &k, &nv, BPF_ANY)) {
 		/* Full: a move of an entry we hold cannot fail (the kernel
 		 * keeps spare elements for replacing), but be sure no stale

@@ -8,20 +8,20 @@
  * 6.3, and the bridge's types in vmlinux BTF, i.e. the bridge built in),
  * the datapath checks on every frame what the bridge itself would: that
  * the device is still a port of this bridge, its STP state, its locked,
- * isolated and learning flags, and the bridge's ageing time and VLAN
- * filtering. Elsewhere (bpf/xdpnet.bpf.c built without XDPNET_LIVE) the
- * same facts come from the ports map and xdpnet_cfg, which user space keeps
- * up to date (the follower, within milliseconds of the bridge's netlink
- * notification). The loader tries the live build first.
+ * isolated and learning flags. (Bridge-wide settings, hub mode and VLAN
+ * filtering, come from xdpnet_cfg in both builds.) Elsewhere (bpf/xdpnet.bpf.c
+ * built without XDPNET_LIVE) the same facts come from the ports map and
+ * xdpnet_cfg, which user space keeps up to date (the follower, within
+ * milliseconds of the bridge's netlink notification). The loader tries the live
+ * build first.
  */
 #ifndef XDPNET_LIVE_H
 #define XDPNET_LIVE_H
 
 /* Reading the ingress port: */
 enum xdpnet_live {
-	XDPNET_LIVE_OK,	     /* in *flags: XDPNET_PORT_* as the bridge says */
-	XDPNET_LIVE_GONE,    /* not a port of this bridge (any more) */
-	XDPNET_LIVE_NOBYPASS /* the bridge bypasses nothing: hub mode, MST */
+	XDPNET_LIVE_OK,	  /* in *flags: XDPNET_PORT_* as the bridge says */
+	XDPNET_LIVE_GONE, /* not a port of this bridge (any more) */
 };
 
 #ifdef XDPNET_LIVE
@@ -35,12 +35,11 @@ enum xdpnet_live {
 extern void *bpf_cast_to_kern_ctx(void *) __ksym;
 extern void *bpf_rdonly_cast(void *obj, __u32 btf_id) __ksym;
 
-static __always_inline int live_port(struct net_device *dev, __u32 *flags,
-				     __u8 *vlan_filtering)
+static __always_inline int live_port(struct net_device *dev, __u32 *flags)
 {
 	struct net_bridge_port *p;
 	struct net_bridge *br;
-	unsigned long pf, opts;
+	unsigned long pf;
 	__u32 f = 0;
 
 	if (!dev)
@@ -49,22 +48,16 @@ static __always_inline int live_port(struct net_device *dev, __u32 *flags,
 			    bpf_core_type_id_kernel(struct net_bridge_port));
 	/* rx_handler_data belongs to whoever holds the device's rx_handler:
 	 * it is our bridge's port only if it points back at the device and
-	 * at this bridge. */
-	if (!p || p->dev->ifindex != dev->ifindex)
+	 * at this bridge. The bridge is checked by ifindex once, then by
+	 * address (remembered in xdpnet_cfg). */
+	if (!p || p->dev != dev)
 		return XDPNET_LIVE_GONE;
 	br = p->br;
-	if ((__u32)br->dev->ifindex != xdpnet_cfg.bridge_ifindex)
-		return XDPNET_LIVE_GONE;
-	opts = br->options;
-	if (!br->ageing_time ||
-	    (bpf_core_enum_value_exists(enum net_bridge_opts,
-					BROPT_MST_ENABLED) &&
-	     (opts & (1UL << bpf_core_enum_value(enum net_bridge_opts,
-						 BROPT_MST_ENABLED)))))
-		return XDPNET_LIVE_NOBYPASS;
-	*vlan_filtering =
-		!!(opts & (1UL << bpf_core_enum_value(enum net_bridge_opts,
-						      BROPT_VLAN_ENABLED)));
+	if ((__u64)br != xdpnet_cfg.br_addr) {
+		if (!br || (__u32)br->dev->ifindex != xdpnet_cfg.bridge_ifindex)
+			return XDPNET_LIVE_GONE;
+		xdpnet_cfg.br_addr = (__u64)br;
+	}
 	pf = p->flags;
 	if (p->state == BR_STATE_FORWARDING_)
 		f |= XDPNET_PORT_FWD;
@@ -78,20 +71,18 @@ static __always_inline int live_port(struct net_device *dev, __u32 *flags,
 	return XDPNET_LIVE_OK;
 }
 
-static __always_inline int live_port_skb(struct __sk_buff *ctx, __u32 *flags,
-					 __u8 *vlan_filtering)
+static __always_inline int live_port_skb(struct __sk_buff *ctx, __u32 *flags)
 {
 	struct sk_buff *skb = bpf_cast_to_kern_ctx(ctx);
 
-	return live_port(skb->dev, flags, vlan_filtering);
+	return live_port(skb->dev, flags);
 }
 
-static __always_inline int live_port_xdp(struct xdp_md *ctx, __u32 *flags,
-					 __u8 *vlan_filtering)
+static __always_inline int live_port_xdp(struct xdp_md *ctx, __u32 *flags)
 {
 	struct xdp_buff *xdp = bpf_cast_to_kern_ctx(ctx);
 
-	return live_port(xdp->rxq->dev, flags, vlan_filtering);
+	return live_port(xdp->rxq->dev, flags);
 }
 
 #define XDPNET_HAVE_LIVE 1

@@ -59,11 +59,11 @@ struct xdpnet_fdb_val {
 	__u16 slot;    /* ports[] slot of ifindex; 0: not carried ... */
 	__u16 gen;     /* ... as of this xdpnet_cfg.port_gen */
 	__u32 flags;   /* enum xdpnet_fdb_flags */
-	__u32 pad;
-	/* Last frame from this MAC the bridge saw (bpf_ktime_get_coarse_ns):
-	 * the datapath hands one frame per source and refresh interval to
-	 * the bridge, which keeps the bridge's own entry alive. */
-	__u64 bridge_ns;
+	/* Last frame from this MAC the bridge saw (jiffies, low 32 bits,
+	 * compared with wrap-around): the datapath hands one frame per
+	 * source and refresh interval to the bridge, which keeps the
+	 * bridge's own entry alive. */
+	__u32 bridge_j;
 };
 
 /* Bridge-wide FDB mirror events ("fdb_ev", per CPU, indexed by these). */
@@ -141,12 +141,14 @@ struct xdpnet_cfg {
 	__u32 bridge_ifindex;
 	__u16 port_gen; /* bumped whenever a slot changes hands */
 	__u8 vlan_filtering;
-	__u8 bypass;	  /* 0: bypass nothing (hub mode, MST, filters,
-			     detaching) */
-	__u64 netns_ino;  /* the bridge's network namespace */
-	__u64 refresh_ns; /* bridge FDB keep-alive interval */
-	__u32 lat_on;	  /* latency probe on: mark frames for it */
+	__u8 bypass;	 /* 0: bypass nothing (hub mode, MST, filters,
+			    detaching) */
+	__u64 netns_ino; /* the bridge's network namespace */
+	__u32 refresh_j; /* bridge FDB keep-alive interval, jiffies */
+	__u32 hz;	 /* jiffies per second (measured by user space) */
+	__u32 lat_on;	 /* latency probe on: mark frames for it */
 	__u32 pad;
+	__u64 br_addr; /* live datapath: the bridge's address, once checked */
 };
 
 enum xdpnet_mode {

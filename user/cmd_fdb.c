@@ -42,8 +42,9 @@ int xn_fdb(const struct xn_opts *o)
 {
 	int max = XDPNET_MAX_FDB + XDPNET_MAX_STATIC, n, err;
 	struct xn_fdb_row *rows;
+	struct xdpnet_cfg c = {};
 	struct xn_state st;
-	struct timespec ts;
+	__u32 now = 0;
 
 	err = xn_cmd_prepare();
 	if (err)
@@ -62,9 +63,9 @@ int xn_fdb(const struct xn_opts *o)
 	n = read_rows(st.fd[XM_FDB_STATIC], rows, 0, max);
 	n = read_rows(st.fd[XM_FDB], rows, n, max);
 	qsort(rows, n, sizeof(*rows), cmp_fdb);
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	xn_print_fdb(stdout, o->bridge, rows, n,
-		     (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec, o->json);
+	xn_cfg_read(&st, &c);
+	xn_jiffies(&st, &now);
+	xn_print_fdb(stdout, o->bridge, rows, n, now, c.hz, o->json);
 	free(rows);
 	xn_state_close(&st);
 	return XN_OK;

@@ -181,13 +181,15 @@ static const struct {
 
 int xn_verbose_counters = 1;
 
-static __u64 age_ms(__u64 now_ns, __u64 seen_ns)
+static __u64 age_ms(__u32 now_j, __u32 seen_j, __u32 hz)
 {
-	return seen_ns && now_ns > seen_ns ? (now_ns - seen_ns) / 1000000 : 0;
+	__s32 d = (__s32)(now_j - seen_j);
+
+	return seen_j && hz && d > 0 ? (__u64)d * 1000 / hz : 0;
 }
 
 void xn_print_fdb(FILE *f, const char *bridge, const struct xn_fdb_row *rows,
-		  int n, __u64 now_ns, int json)
+		  int n, __u32 now_j, __u32 hz, int json)
 {
 	char mac[18];
 	unsigned int j;
@@ -210,8 +212,8 @@ void xn_print_fdb(FILE *f, const char *bridge, const struct xn_fdb_row *rows,
 			fprintf(f, "%-17s %4u %-15s %7u %10llu ", mac,
 				r->key.vid, r->port[0] ? r->port : "-",
 				r->val.ifindex,
-				(unsigned long long)age_ms(now_ns,
-							   r->val.bridge_ns));
+				(unsigned long long)age_ms(
+					now_j, r->val.bridge_j, hz));
 			for (j = 0; j < ARRAY_SIZE(fdb_flags); j++)
 				if (r->val.flags & fdb_flags[j].flag) {
 					fprintf(f, "%s%s", first ? "" : ",",
@@ -233,7 +235,7 @@ void xn_print_fdb(FILE *f, const char *bridge, const struct xn_fdb_row *rows,
 				first = 0;
 			}
 		fprintf(f, "],\"age_ms\":%llu}",
-			(unsigned long long)age_ms(now_ns, r->val.bridge_ns));
+			(unsigned long long)age_ms(now_j, r->val.bridge_j, hz));
 	}
 	if (json)
 		fputs("]}\n", f);
@@ -344,7 +346,9 @@ static void print_bridge_json(FILE *f, const struct xn_bridge_status *s)
 		s->meta.fdb_trace ? "kernel" : "follower",
 		s->cfg.bypass ? "true" : "false",
 		s->cfg.vlan_filtering ? "true" : "false",
-		(unsigned long long)s->cfg.refresh_ns / 1000000,
+		(unsigned long long)(s->cfg.hz ? (__u64)s->cfg.refresh_j *
+							 1000 / s->cfg.hz
+					       : 0),
 		(unsigned long long)s->meta.attached_at);
 	xn_json_str(f, s->meta.build);
 	fprintf(f,
@@ -379,7 +383,9 @@ static void print_bridge_text(FILE *f, const struct xn_bridge_status *s)
 		s->nports == 1 ? "" : "s", s->fdb_entries, s->fdb_static,
 		s->meta.fdb_trace ? "in the kernel" : "by the follower",
 		s->cfg.vlan_filtering ? "on" : "off",
-		(unsigned long long)s->cfg.refresh_ns / 1000000);
+		(unsigned long long)(s->cfg.hz ? (__u64)s->cfg.refresh_j *
+							 1000 / s->cfg.hz
+					       : 0));
 	if (s->follower)
 		fprintf(f, "  follower: running (pid %d)\n", s->follower_pid);
 	else if (s->meta.no_follow)

@@ -35,10 +35,10 @@ struct xn_fdb_row {
 
 /* Rows of the FDB copy: learned entries (no flag) first need no label. */
 
-/* now_ns: bpf_ktime_get_ns() clock (CLOCK_MONOTONIC) for ages. Rows are
- * printed in the given order. */
+/* now_j: the datapath's jiffies now, hz: per second (ages of the bridge's
+ * last sight of each MAC). Rows are printed in the given order. */
 void xn_print_fdb(FILE *f, const char *bridge, const struct xn_fdb_row *rows,
-		  int n, __u64 now_ns, int json);
+		  int n, __u32 now_j, __u32 hz, int json);
 
 struct xn_port_row {
 	struct xdpnet_port port;

@@ -116,7 +116,7 @@ void xn_state_init(struct xn_state *s, const char *bridge)
 	memcpy(s->bridge, name, sizeof(name));
 	for (i = 0; i < XM_N; i++)
 		s->fd[i] = -1;
-	s->prog_tc = s->prog_xdp = -1;
+	s->prog_tc = s->prog_xdp = s->prog_jiffies = -1;
 }
 
 void xn_state_close(struct xn_state *s)
@@ -130,9 +130,11 @@ void xn_state_close(struct xn_state *s)
 		close(s->prog_tc);
 	if (s->prog_xdp >= 0)
 		close(s->prog_xdp);
+	if (s->prog_jiffies >= 0)
+		close(s->prog_jiffies);
 	for (i = 0; i < XM_N; i++)
 		s->fd[i] = -1;
-	s->prog_tc = s->prog_xdp = -1;
+	s->prog_tc = s->prog_xdp = s->prog_jiffies = -1;
 }
 
 static __u32 map_value_size(int fd)
@@ -198,7 +200,8 @@ int xn_state_open(struct xn_state *s, const char *bridge)
 	}
 	s->prog_tc = xn_pin_get(bridge, "prog_tc");
 	s->prog_xdp = xn_pin_get(bridge, "prog_xdp");
-	if (s->prog_tc < 0 || s->prog_xdp < 0) {
+	s->prog_jiffies = xn_pin_get(bridge, "prog_jiffies");
+	if (s->prog_tc < 0 || s->prog_xdp < 0 || s->prog_jiffies < 0) {
 		xn_state_close(s);
 		return XN_ENOTATTACHED;
 	}
@@ -225,6 +228,49 @@ int xn_meta_write(const struct xn_state *s)
 
 	return bpf_map_update_elem(s->fd[XM_META], &zero, &s->meta, 0) ? -errno
 								       : 0;
+}
+
+int xn_jiffies(const struct xn_state *s, __u32 *j)
+{
+	DECLARE_LIBBPF_OPTS(bpf_test_run_opts, o);
+
+	if (bpf_prog_test_run_opts(s->prog_jiffies, &o))
+		return -errno;
+	*j = o.retval;
+	return 0;
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+__u32 xn_measure_hz(const struct xn_state *s)
+{
+	static const __u32 known[] = { 100, 250, 300, 1000 };
+	struct timespec d = { 0, 100 * 1000 * 1000 };
+	__u32 j0 = 0, j1 = 0, best = 0;
+	double t0, t1, hz;
+	unsigned int i;
+
+	t0 = mono_s();
+	if (xn_jiffies(s, &j0))
+		return 0;
+	nanosleep(&d, NULL);
+	t1 = mono_s();
+	if (xn_jiffies(s, &j1) || t1 <= t0)
+		return 0;
+	hz = (__u32)(j1 - j0) / (t1 - t0);
+	/* Within a jiffy of 100 ms: the nearest value Linux allows. */
+	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (!best || (hz > known[i] ? hz - known[i] : known[i] - hz) <
+				     (hz > best ? hz - best : best - hz))
+			best = known[i];
+	xn_debug("jiffies: %.0f per second measured, HZ=%u", hz, best);
+	return best;
 }
 
 /* ----------------------------------------------------------- build id */
@@ -471,7 +517,13 @@ int xn_state_load(struct xn_state *s, struct xn_load *l)
 		xn_err("cannot create %s: %s", dir, strerror(errno));
 		return XN_ERR;
 	}
-	for (v = V_LIVE; v < V_N; v++) {
+	/* XDPNET_DATAPATH=portable: tests run the portable datapath where
+	 * the live one would load. */
+	v = getenv("XDPNET_DATAPATH") &&
+			    !strcmp(getenv("XDPNET_DATAPATH"), "portable")
+		    ? V_MAP
+		    : V_LIVE;
+	for (; v < V_N; v++) {
 		err = try_load(s, v, &c, l);
 		if (err == -EPROTO) {
 			load_ctx_free(&c);
@@ -519,6 +571,11 @@ int xn_state_load(struct xn_state *s, struct xn_load *l)
 				c.obj, "xdpnet_xdp")),
 			s->bridge, "prog_xdp");
 	if (!err)
+		err = pin_replace(
+			bpf_program__fd(bpf_object__find_program_by_name(
+				c.obj, "xdpnet_jiffies")),
+			s->bridge, "prog_jiffies");
+	if (!err)
 		err = attach_traces(s, c.obj, l->fdb_trace);
 	if (err) {
 		xn_err("cannot pin under %s: %s", dir, strerror(-err));
@@ -536,10 +593,11 @@ int xn_state_load(struct xn_state *s, struct xn_load *l)
 		s->fd[i] = xn_pin_get(s->bridge, map_pins[i]);
 	s->prog_tc = xn_pin_get(s->bridge, "prog_tc");
 	s->prog_xdp = xn_pin_get(s->bridge, "prog_xdp");
+	s->prog_jiffies = xn_pin_get(s->bridge, "prog_jiffies");
 	for (i = 0; i < XM_N; i++)
 		if (s->fd[i] < 0)
 			err = s->fd[i];
-	if (err || s->prog_tc < 0 || s->prog_xdp < 0) {
+	if (err || s->prog_tc < 0 || s->prog_xdp < 0 || s->prog_jiffies < 0) {
 		xn_state_close(s);
 		xn_err("cannot open what was pinned under %s", dir);
 		return XN_ERR;

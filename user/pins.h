@@ -34,7 +34,7 @@ const char *xn_map_pin(enum xn_map_id id);
 struct xn_state {
 	char bridge[IF_NAMESIZE];
 	int fd[XM_N]; /* -1 when not open */
-	int prog_tc, prog_xdp;
+	int prog_tc, prog_xdp, prog_jiffies;
 	struct xdpnet_meta meta;
 };
 
@@ -78,6 +78,12 @@ struct xn_load {
  * xn_exit code after a one-line error.
  */
 int xn_state_load(struct xn_state *s, struct xn_load *l);
+
+/* The datapath's clock now (jiffies, low 32 bits): 0 or -errno. */
+int xn_jiffies(const struct xn_state *s, __u32 *j);
+/* Jiffies per second, measured against CLOCK_MONOTONIC (about 100 ms the
+ * first time; cached in xdpnet_cfg.hz by reconcile). 0 if unknown. */
+__u32 xn_measure_hz(const struct xn_state *s);
 
 /* This build's id (a hash of its BPF objects). */
 const char *xn_build_id(void);

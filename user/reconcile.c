@@ -72,11 +72,13 @@ int xn_port_want(const struct xn_link *br, const struct xn_link *l,
 
 /* Bridge FDB keep-alive: four frames per ageing period, so that a lost
  * frame or a busy CPU never lets an entry expire; never below 100 ms. */
-static __u64 refresh_ns_for(const struct xn_link *br)
+static __u32 refresh_j_for(const struct xn_link *br, __u32 hz)
 {
-	__u64 ns = (__u64)br->ageing_time_cs * 10000000ULL / 4;
+	__u64 cs = br->ageing_time_cs / 4;
 
-	return ns < 100000000ULL ? 100000000ULL : ns;
+	if (cs < 10)
+		cs = 10;
+	return cs * hz / 100;
 }
 
 void xn_cfg_want(const struct xn_link *br, const struct xn_policy *pol,
@@ -86,7 +88,7 @@ void xn_cfg_want(const struct xn_link *br, const struct xn_policy *pol,
 	out->bridge_ifindex = br->ifindex;
 	out->netns_ino = xn_netns_ino();
 	out->vlan_filtering = !!br->vlan_filtering;
-	out->refresh_ns = refresh_ns_for(br);
+	out->refresh_j = refresh_j_for(br, cur->hz);
 	/* Hub mode (ageing_time 0: the bridge floods everything) and MST
 	 * (per-VLAN port states) bypass nothing, nor do filters that apply
 	 * between ports. */
@@ -327,6 +329,10 @@ static int cfg_apply(struct xn_state *s, const struct xn_link *br,
 
 	if (err)
 		return err;
+	if (!cur.hz)
+		cur.hz = xn_measure_hz(s);
+	if (!cur.hz)
+		return -EIO;
 	xn_cfg_want(br, pol, &cur, &want);
 	{
 		/* The latency probe's switch (it may be on before attach). */
@@ -346,14 +352,6 @@ static int cfg_apply(struct xn_state *s, const struct xn_link *br,
 }
 
 /* ----------------------------------------------------------- the FDB */
-
-static __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 /* How the bridge keys and flags an FDB entry: 1 static/local, 0 learned,
  * -1 not a unicast entry of the bridge's table. */
@@ -392,7 +390,8 @@ static void fdb_slot(struct xn_state *s, struct xdpnet_fdb_val *v)
 		slot = 0;
 	v->slot = slot;
 	v->gen = c.port_gen;
-	v->bridge_ns = now_ns();
+	v->bridge_j = 0;
+	xn_jiffies(s, &v->bridge_j);
 }
 
 /* A set of FDB keys (open addressing; the all-ones key marks a free

@@ -41,8 +41,8 @@ struct xn_sync {
 int xn_port_want(const struct xn_link *br, const struct xn_link *l,
 		 const struct xn_policy *pol, struct xdpnet_port *out);
 
-/* The bridge settings for the datapath (port_gen and lat_on kept from
- * cur). */
+/* The bridge settings for the datapath (port_gen, hz, lat_on and br_addr
+ * kept from cur; hz must be set there). */
 void xn_cfg_want(const struct xn_link *br, const struct xn_policy *pol,
 		 const struct xdpnet_cfg *cur, struct xdpnet_cfg *out);
 
