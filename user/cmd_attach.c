@@ -157,6 +157,7 @@ static int attach_locked(const struct xn_opts *o, struct xn_link *br,
 	/* Done: this build owns the state now. */
 	snprintf(s.meta.build, sizeof(s.meta.build), "%s", xn_build_id());
 	ld->live = s.meta.live;
+	ld->mode = s.meta.mode;
 	ld->fdb_trace = s.meta.fdb_trace;
 	err = xn_meta_write(&s) ? XN_ERR : 0;
 	xn_state_close(&s);
@@ -194,7 +195,7 @@ int xn_attach(const struct xn_opts *o)
 		ld.fresh      ? "attached to"
 		: ld.upgraded ? "upgraded"
 			      : "synced",
-		br.name, xn_mode_name(o->mode ? o->mode : XDPNET_MODE_TC),
+		br.name, xn_mode_name(ld.mode),
 		ld.live ? "live" : "portable",
 		ld.fdb_trace ? "in the kernel" : "by the follower", r.total,
 		r.total == 1 ? "" : "s", r.held, r.added, r.removed, r.changed);

@@ -56,6 +56,7 @@ struct batch {
 	int n;	  /* links to reconcile */
 	__u32 link[XN_MAX_BATCH];
 	int nfdb;
+	int fdb_budget; /* entries the in-kernel mirror missed: ask for */
 	struct {
 		struct xn_fdb_entry e;
 		int deleted;
@@ -193,7 +194,8 @@ static int apply(struct xn_state *s, struct xn_link *br, struct batch *b,
 		}
 	}
 	for (i = 0; i < b->nfdb; i++)
-		xn_reconcile_fdb_entry(s, br, &b->fdb[i].e, b->fdb[i].deleted);
+		xn_reconcile_fdb_entry(s, br, &b->fdb[i].e, b->fdb[i].deleted,
+				       &b->fdb_budget);
 	return 0;
 }
 
@@ -302,6 +304,7 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 		poll(&pfd, 1, 1000);
 		memset(b, 0, sizeof(*b));
 		b->bridge = br->ifindex;
+		b->fdb_budget = 16;
 		if (pfd.revents & POLLIN) {
 			rd = xn_events_read(fd, on_event, b);
 			if (rd == -ENOBUFS) {

@@ -66,6 +66,7 @@ struct xn_load {
 	int upgraded;  /* programs of another build were replaced */
 	int fresh;     /* no state was pinned before */
 	int remade;    /* maps created anew (their contents must be refilled) */
+	__u32 mode;    /* the mode in force (attach fills it in) */
 	char build[32];
 };
 

@@ -478,7 +478,8 @@ static void fdb_fix_key(struct xn_state *s, const struct xn_link *br,
 }
 
 int xn_reconcile_fdb_entry(struct xn_state *s, const struct xn_link *br,
-			   const struct xn_fdb_entry *e, int deleted)
+			   const struct xn_fdb_entry *e, int deleted,
+			   int *budget)
 {
 	struct xdpnet_fdb_key k;
 	struct xdpnet_fdb_val v, cur;
@@ -512,7 +513,9 @@ int xn_reconcile_fdb_entry(struct xn_state *s, const struct xn_link *br,
 	 * and the copy the trace dropped on br_fdb_add must come back. The
 	 * notification may be older than the trace's news: ask the bridge
 	 * for the entry as it is now. */
-	if (!deleted && bpf_map_lookup_elem(s->fd[XM_FDB], &k, &cur)) {
+	if (!deleted && *budget > 0 &&
+	    bpf_map_lookup_elem(s->fd[XM_FDB], &k, &cur)) {
+		(*budget)--;
 		fdb_fix_key(s, br, &k);
 		return 1;
 	}

@@ -57,9 +57,14 @@ int xn_reconcile(struct xn_state *s, struct xn_link *br,
 int xn_reconcile_link(struct xn_state *s, struct xn_link *br, __u32 ifindex,
 		      const struct xn_policy *pol, struct xn_sync *r);
 
-/* One entry of the bridge's FDB changed (RTM_NEWNEIGH / RTM_DELNEIGH). */
+/* One entry of the bridge's FDB changed (RTM_NEWNEIGH / RTM_DELNEIGH).
+ * Where the in-kernel mirror misses a learned entry, asking the bridge
+ * costs a netlink round trip: *budget says how many more may be spent
+ * (a flood of learned MACs is left to xn_fdb_repair). Returns 1 when it
+ * changed a map, 0, -errno. */
 int xn_reconcile_fdb_entry(struct xn_state *s, const struct xn_link *br,
-			   const struct xn_fdb_entry *e, int deleted);
+			   const struct xn_fdb_entry *e, int deleted,
+			   int *budget);
 
 /* Copy the bridge's learned entries the datapath misses (after its map
  * was full, or when nothing mirrors them in-kernel), and drop copies the

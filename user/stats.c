@@ -109,6 +109,8 @@ static void port_share(const struct xn_stats_port *p, __u64 *bypass,
 		    c[XDPNET_C_PASS_SRC].packets +
 		    c[XDPNET_C_PASS_VLAN].packets +
 		    c[XDPNET_C_PASS_ISOLATED].packets +
+		    c[XDPNET_C_PASS_STATE].packets +
+		    c[XDPNET_C_PASS_MTU].packets +
 		    c[XDPNET_C_DROP_REDIRECT_ERR].packets;
 }
 
