@@ -41,6 +41,7 @@
 #include <bpf/libbpf.h>
 
 #include "xnb_pktgen.skel.h"
+#include "xnb_tool.h"
 
 #define FRAME_MAX 1514
 #define CALL_SECS 0.25
@@ -64,35 +65,6 @@ static void usage(FILE *f)
 	      "  --rate: frames per second offered, 0 = as fast as possible "
 	      "(default)\n",
 	      f);
-}
-
-static void __attribute__((noreturn, format(printf, 1, 2)))
-die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("xnb_pktgen: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(2);
-}
-
-static int parse_mac(const char *s, unsigned char *mac)
-{
-	unsigned int b[6];
-	int i;
-
-	if (sscanf(s, "%x:%x:%x:%x:%x:%x", &b[0], &b[1], &b[2], &b[3], &b[4],
-		   &b[5]) != 6)
-		return -1;
-	for (i = 0; i < 6; i++) {
-		if (b[i] > 255)
-			return -1;
-		mac[i] = b[i];
-	}
-	return 0;
 }
 
 static int dev_mac(const char *dev, unsigned char *mac)
