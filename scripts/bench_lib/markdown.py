@@ -37,9 +37,10 @@ def _environment(doc, L):
         "on for the whole run (BPF_ENABLE_STATS): every program run pays "
         "two clock reads" if t.get("prog_stats") else "off"))
     L.append("| TC hook of xdpnet and tc-minimal | %s |" % t.get("tc_hook"))
-    if doc.get("bypass_filters"):
-        L.append("| xdpnet attach | `--bypass-filters` (asked for on the "
-                 "command line) |")
+    if t.get("xdpnet_attach"):
+        L.append("| xdpnet attach | `xdpnet %s`%s |" % (
+            t["xdpnet_attach"], " (--bypass-filters asked for on the "
+            "command line)" if doc.get("bypass_filters") else ""))
     L.append("| bridge | %s in %s, ageing %s cs, STP %s |" % (
         t.get("bridge"), t.get("host_namespace"), t.get("ageing_time"),
         t.get("stp")))

@@ -84,6 +84,7 @@ class NetnsTopo:
         # attach --bypass-filters: only when asked (the report says so);
         # the realistic host's rules never match VM-to-VM frames.
         self.bypass_filters = bypass_filters
+        self.no_follow = None  # does this xdpnet have attach --no-follow?
         # "iptables" (Debian 12: the nf_tables backend) or
         # "iptables-legacy".
         self.iptables = iptables
@@ -375,15 +376,27 @@ class NetnsTopo:
         if (cur[0], cur[1]) != (want[0], want[1]):
             self.set_nf(spec["nf"])
         if spec["xdpnet"] is not None:
-            argv = ["attach", BR, "--mode", spec["xdpnet"]]
-            if self.bypass_filters:
-                argv.append("--bypass-filters")
-            self.xdpnet_cmd(*argv)
+            self.xdpnet_cmd(*self.attach_argv(spec["xdpnet"]))
         if spec["minimal"] is not None and self.minimal is None:
             self.start_minimal(spec["minimal"])
         self.switch_state = want
         self.path = path
         time.sleep(0.2)
+
+    def attach_argv(self, mode):
+        """xdpnet attach's arguments. --no-follow where xdpnet has it: the
+        topology holds still during a run, and a follower started from
+        inside a namespace (a daemon, or a systemd unit in the host's
+        namespace) would only add a process to measure around."""
+        argv = ["attach", BR, "--mode", mode]
+        if self.no_follow is None:
+            text = run([self.xdpnet, "help"], check=False).stdout
+            self.no_follow = "--no-follow" in text
+        if self.no_follow:
+            argv.append("--no-follow")
+        if self.bypass_filters:
+            argv.append("--bypass-filters")
+        return argv
 
     # ------------------------------------------------------- tc-minimal
 
@@ -552,6 +565,7 @@ class NetnsTopo:
                 "host_rules": {k: v for k, v in self.host_rules.items()
                                if k != "restore"},
                 "tc_hook": os.environ.get("XDPNET_TC_HOOK", "tcx"),
+                "xdpnet_attach": " ".join(self.attach_argv("MODE")),
                 "prog_stats": bool(self.prog_stats)}
         for key in ("v1", "v2", "t1", "t2"):
             ns, port, addr = VMS[key]
