@@ -14,20 +14,21 @@ COLORS = {"direct": "#7f7f7f", "bridge": "#1f77b4", "bridge-nf": "#9467bd",
           "xdpnet-tc": "#2ca02c", "xdpnet-xdp": "#d62728",
           "xdpnet-tc-plain": "#98df8a", "xdpnet-xdp-plain": "#ff9896"}
 
-# (file, caption, tests, metric, BPF paths only)
+# (file, caption, tests, metric, BPF paths only, reference of the
+# ratios written over the bars)
 FAMILIES = [
     ("stream.png", "TCP stream, Gbit/s (higher is better)", ("tcp_stream",),
-     "gbps", False),
+     "gbps", False, "bridge"),
     ("udp.png", "UDP flood, kpps received (higher is better)", ("udp",),
-     "rx_kpps", False),
+     "rx_kpps", False, "bridge"),
     ("rr.png", "Request/response 64 B, p50 round trip in us (lower is "
-     "better)", ("tcp_rr", "udp_rr"), "p50_us", False),
+     "better)", ("tcp_rr", "udp_rr"), "p50_us", False, "bridge"),
     ("crr.png", "TCP connect/request/response, transactions/s (higher is "
-     "better)", ("tcp_crr",), "tps", False),
+     "better)", ("tcp_crr",), "tps", False, "bridge"),
     ("fwd64.png", "64 B forwarding, kpps delivered to the tap (higher is "
-     "better)", ("fwd64",), "delivered_kpps", False),
+     "better)", ("fwd64",), "delivered_kpps", False, "bridge"),
     ("cpu.png", "BPF program CPU per frame, ns (lower is better)",
-     tuple(matrix.TESTS), "prog_ns", True),
+     tuple(matrix.TESTS), "prog_ns", True, "tc-minimal"),
 ]
 
 
@@ -73,9 +74,11 @@ def panels(groups, paths, tests, metric):
     return out
 
 
-def family(groups, paths, tests, metric, path_png, title):
-    """One figure: a panel per row, a bar per path with min-max whiskers.
-    Returns path_png, or None when there is nothing to draw."""
+def family(groups, paths, tests, metric, path_png, title, ref=None,
+           plan_settings=()):
+    """One figure: a panel per row, a bar per path with min-max whiskers,
+    and over each bar its median paired ratio to ref. Returns path_png, or
+    None when there is nothing to draw."""
     data = panels(groups, paths, tests, metric)
     if not data:
         return None
@@ -94,20 +97,32 @@ def family(groups, paths, tests, metric, path_png, title):
                color=[COLORS.get(b[0], "#333333") for b in bars],
                yerr=[[b[1] - b[2] for b in bars], [b[3] - b[1] for b in bars]],
                error_kw={"elinewidth": 0.8, "capsize": 2}, width=0.8)
+        if ref:
+            for x, b in zip(xs, bars):
+                r = report.ratios(groups, report.GroupKey(*row, path=b[0]),
+                                  metric, plan_settings).get(ref)
+                if r and r["ratio"] is not None:
+                    ax.annotate("%.2fx" % r["ratio"], (x, b[3]),
+                                xytext=(0, 2), textcoords="offset points",
+                                ha="center", fontsize=5.5,
+                                weight="bold" if report.significant(r)
+                                else "normal")
         ax.set_title(_title(row), fontsize=7)
         ax.set_xticks([])
         ax.tick_params(axis="y", labelsize=6)
         ax.grid(axis="y", alpha=0.3)
-        ax.set_ylim(bottom=0)
+        ax.set_ylim(bottom=0, top=max(b[3] for b in bars) * 1.12)
     for j in range(len(data), nrow * ncol):
         axes[j // ncol][j % ncol].axis("off")
     handles = [plt.Rectangle((0, 0), 1, 1, color=COLORS.get(p, "#333333"))
                for p in shown]
     fig.legend(handles, shown, loc="upper center", ncol=min(len(shown), 6),
                fontsize=7, frameon=False, bbox_to_anchor=(0.5, 1.0))
-    fig.suptitle("%s; %s, median, whiskers min–max" % (
-        title, matrix.UNITS.get(metric, metric)), fontsize=8, y=0.02,
-        va="bottom")
+    fig.suptitle("%s; %s, median, whiskers min–max%s" % (
+        title, matrix.UNITS.get(metric, metric),
+        "; over the bars: median paired ratio to %s (bold: its 95%% "
+        "interval excludes 1.0)" % ref if ref else ""), fontsize=8,
+        y=0.02, va="bottom")
     fig.tight_layout(rect=(0, 0.05, 1, 0.95 if nrow > 1 else 0.9))
     fig.savefig(path_png, dpi=110)
     plt.close(fig)
@@ -118,11 +133,11 @@ def make_all(groups, paths, plan_settings, outdir):
     """Write the figures; returns [(file name, caption)]."""
     os.makedirs(outdir, exist_ok=True)
     made = []
-    for fn, cap, tests, metric, bpf_only in FAMILIES:
+    for fn, cap, tests, metric, bpf_only, ref in FAMILIES:
         ps = [p for p in paths if matrix.is_bpf(p)] if bpf_only else paths
         try:
             p = family(groups, ps, tests, metric, os.path.join(outdir, fn),
-                       cap)
+                       cap, ref, plan_settings)
         except Exception as e:  # noqa: BLE001 - a plot never fails a run
             print("plot %s failed: %s" % (fn, e))
             continue
