@@ -39,10 +39,49 @@ def _net(i):
     return "br-%012x" % (0x5eed0000 + i), 17 + i % 15 + 1
 
 
-def realistic(n):
-    """iptables-restore text of about n rules (filter + nat) and what they
-    are: {'restore', 'filter_rules', 'nat_rules', 'networks',
-    'published_ports', 'services', 'walk_established', 'walk_new'}."""
+KINDS = ("docker+kube", "docker")
+
+
+def realistic(n, kind="docker+kube"):
+    """iptables-restore text of n rules (filter + nat) and what they are:
+    {'restore', 'filter_rules', 'nat_rules', 'networks', 'published_ports',
+    'services', 'walk_established', 'walk_new', 'kind'}. kind 'docker':
+    no kube-proxy rules (those match by destination, not device, and a
+    filter check that goes by -i/-o only counts them as able to match);
+    their share of n becomes more published ports (DOCKER chain, reached
+    with -o of a Docker bridge only)."""
+    if kind not in KINDS:
+        raise ValueError("host rules: kind must be one of %s" % (KINDS,))
+    r = _realistic(n)
+    r["kind"] = kind
+    if kind == "docker" and r["services"] and r["networks"]:
+        r = _docker_only(r)
+    return r
+
+
+def _docker_only(r):
+    """Replace the kube-proxy rules (and FORWARD's two jumps to them) by
+    as many published-port rules in the DOCKER chain."""
+    lines = r["restore"].split("\n")
+    kube = [ln for ln in lines if "KUBE-" in ln and ln.startswith("-A ")]
+    keep = [ln for ln in lines if "KUBE-" not in ln]
+    extra = []
+    for i in range(len(kube)):
+        br, b = _net(i % r["networks"])
+        extra.append("-A DOCKER -d 172.%d.%d.%d/32 ! -i %s -o %s -p tcp -m "
+                     "tcp --dport %d -j ACCEPT" % (
+                         b, (i % r["networks"]) // 15, 10 + i // r["networks"],
+                         br, br, 1024 + i))
+    at = keep.index("COMMIT")
+    keep[at:at] = extra
+    r = dict(r, restore="\n".join(keep), services=0,
+             published_ports=r["published_ports"] + len(extra))
+    r["walk_established"] -= 2
+    r["walk_new"] = r["walk_established"]
+    return r
+
+
+def _realistic(n):
     if n <= 0:
         return {"restore": empty(), "filter_rules": 0, "nat_rules": 0,
                 "networks": 0, "published_ports": 0, "services": 0,

@@ -68,6 +68,10 @@ def _environment(doc, L):
                      hr["networks"], hr["published_ports"], hr["services"],
                      hr["filter_rules"], hr["nat_rules"],
                      hr["walk_established"], hr["walk_new"]))
+        if hr.get("kind") == "docker":
+            L.append("")
+            L.append("(`--host-rules docker`: no kube-proxy rules; their "
+                     "share is published ports in the DOCKER chain.)")
         L.append("")
     L.append("Offloads (ethtool -k, both ends) per setting, as measured "
              "before its first cell:")

@@ -72,12 +72,13 @@ class NetnsTopo:
     name = "netns"
 
     def __init__(self, root, procs, term, rules=300, iptables="iptables",
-                 prog_stats=True, bypass_filters=False):
+                 prog_stats=True, bypass_filters=False,
+                 host_rules="docker+kube"):
         self.root = root
         self.procs = procs
         self.term = term
         self.rules = rules
-        self.host_rules = hostrules.realistic(rules)
+        self.host_rules = hostrules.realistic(rules, host_rules)
         self.prog_stats = prog_stats
         self.stats_proc = None  # xnb_minimal stats (BPF_ENABLE_STATS)
         self.minimal = None    # Popen of xnb_minimal attach

@@ -88,12 +88,41 @@ class HostRules(unittest.TestCase):
         self.assertLess(r["walk_established"], r["walk_new"])
 
     def test_no_rule_can_match_vm_to_vm_frames(self):
-        for n in (5, 100, 300, 1000):
-            t = tables(hostrules.realistic(n)["restore"])
+        for n, kind in [(n, k) for n in (5, 100, 300, 1000)
+                        for k in hostrules.KINDS]:
+            t = tables(hostrules.realistic(n, kind)["restore"])
             self.assertEqual(reachable_matching(t["filter"], "FORWARD"), [],
                              n)
             for c in ("PREROUTING", "POSTROUTING"):
                 self.assertEqual(reachable_matching(t["nat"], c), [], n)
+
+    def test_docker_only_passes_a_device_only_check(self):
+        # A filter check that takes only -i/-o as proof that a rule cannot
+        # match (issue 9): every rule reachable from FORWARD that acts
+        # names another device, in the docker kind.
+        def device_only(argv):
+            for name in ("-i", "-o"):
+                o = opt(argv, name)
+                if o and not o[0] and o[1] != topo.BR:
+                    return True
+            return False
+
+        global cannot_match_vm_frame
+        saved = cannot_match_vm_frame
+        try:
+            cannot_match_vm_frame = device_only
+            d = tables(hostrules.realistic(300, "docker")["restore"])
+            self.assertEqual(reachable_matching(d["filter"], "FORWARD"), [])
+            k = tables(hostrules.realistic(300)["restore"])
+            self.assertTrue(reachable_matching(k["filter"], "FORWARD"))
+        finally:
+            cannot_match_vm_frame = saved
+        r = hostrules.realistic(300, "docker")
+        self.assertEqual(r["filter_rules"] + r["nat_rules"], 300)
+        self.assertEqual(r["services"], 0)
+        self.assertNotIn("KUBE-", r["restore"])
+        with self.assertRaises(ValueError):
+            hostrules.realistic(300, "podman")
 
     def test_the_checker_can_fail(self):
         t = tables(hostrules.realistic(300)["restore"])
