@@ -201,8 +201,11 @@ def parse_pktgen(text):
     d = _json_line(text, "xnb_pktgen")
     if int(d.get("frames", 0)) <= 0:
         raise ParseError("xnb_pktgen: sent nothing")
-    return {"frames": int(d["frames"]), "elapsed_s": float(d["elapsed_s"]),
-            "pps": float(d["pps"]), "errors": int(d.get("errors", 0))}
+    out = {"frames": int(d["frames"]), "elapsed_s": float(d["elapsed_s"]),
+           "pps": float(d["pps"]), "errors": int(d.get("errors", 0))}
+    if d.get("cpu_ns") is not None:
+        out["cpu_ns"] = float(d["cpu_ns"])  # --tap: the generator's CPU
+    return out
 
 
 def parse_tapsink(text):

@@ -26,7 +26,7 @@ FAMILIES = [
     ("crr.png", "TCP connect/request/response, transactions/s (higher is "
      "better)", ("tcp_crr",), "tps", False, "bridge"),
     ("fwd64.png", "64 B forwarding, kpps delivered to the tap (higher is "
-     "better)", ("fwd64",), "delivered_kpps", False, "bridge"),
+     "better)", ("fwd64", "fwd64_tap"), "delivered_kpps", False, "bridge"),
     ("cpu.png", "BPF program CPU per frame, ns (lower is better)",
      tuple(matrix.TESTS), "prog_ns", True, "tc-minimal"),
 ]
@@ -50,7 +50,8 @@ def _plt():
 def _title(row):
     standin, offloads, mtu, test, variant, direction = row
     what = {"tcp_stream": "stream %s" % variant, "udp": "udp %s B" % variant,
-            "fwd64": "fwd64 %s B" % variant}.get(test, test)
+            "fwd64": "fwd64 %s B, veth port" % variant,
+            "fwd64_tap": "fwd64 %s B, tap port" % variant}.get(test, test)
     return "%s offl. %s%s\n%s %s" % (
         standin, offloads, "" if mtu == 1500 else " MTU %d" % mtu, what,
         matrix.ARROW.get(direction, direction))

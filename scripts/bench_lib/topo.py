@@ -13,6 +13,8 @@ namespaces, and the paths between its stand-in VMs.
             a direct veth to xnbr0 in xnb-r (10.78.1.1/.2)
   xnbk      the forwarding test's receiving tap (xnb_tapsink), a port
             of xnbbr0, with the static FDB entry SINK_MAC
+  xnbgt     a persistent tap port of xnbbr0: the 64 B generator's tap
+            source (xnb_pktgen --tap writes into it as a guest would)
 
 The host is an endpoint too: host->vm and vm->host tests run between the
 bridge's own address in xnb-sw and a stand-in (the seeds' "host to vm",
@@ -55,6 +57,10 @@ VMS = {
 }
 GEN_NS, GEN_PORT, GEN_IP = "xnb-g", "xnbg", "10.77.0.21"
 GEN_DIRECT_DEV, RCV_NS, RCV_DEV = "xnbgd", "xnb-r", "xnbr0"
+# The tap generator's port (persistent tap; xnb_pktgen --tap writes into
+# it as a guest would) and the guest address its frames carry.
+GEN_TAP, GEN_TAP_MAC, GEN_TAP_IP = "xnbgt", "02:78:6e:62:00:77", \
+    "10.77.0.22"
 GEN_DIRECT_IP, RCV_IP = "10.78.1.1", "10.78.1.2"
 NAMESPACES = [SW] + [v[0] for v in VMS.values()] + [GEN_NS, RCV_NS]
 
@@ -237,6 +243,8 @@ class NetnsTopo:
             run(netns(ns, ["sh", "-c", "echo 1 > /sys/class/net/%s/threaded"
                            % dev]))
         self.start_sink()
+        self.ip(SW, "tuntap", "add", "mode", "tap", "name", GEN_TAP)
+        self.ip(SW, "link", "set", GEN_TAP, "master", BR, "up")
         if self.prog_stats:
             self.stats_proc = self.procs.start(
                 "bpf-stats", [self.minimal_tool, "stats"], ready="READY")
@@ -410,6 +418,7 @@ class NetnsTopo:
             ns, port, _ = VMS[key]
             res.append((port, self.mac(ns, "eth0"), key[0] == "v"))
         res.append((GEN_PORT, self.mac(GEN_NS, "eth0"), True))
+        res.append((GEN_TAP, None, False))
         res.append((SINK_TAP, SINK_MAC, False))
         return res
 
@@ -586,6 +595,8 @@ class NetnsTopo:
                                    "static_fdb": SINK_MAC}
         info["ports"][GEN_PORT] = {"kind": "veth (generator)",
                                    "gro": "on", "napi": "threaded"}
+        info["ports"][GEN_TAP] = {"kind": "tap (generator, xnb_pktgen "
+                                  "--tap)", "guest_mac": GEN_TAP_MAC}
         return info
 
     def offload_snapshot(self, setting):

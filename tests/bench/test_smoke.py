@@ -114,7 +114,7 @@ class Smoke(unittest.TestCase):
             if r["test"] in ("tcp_rr", "udp_rr"):
                 for m in ("p50_us", "p90_us", "p99_us", "mean_us"):
                     self.assertGreater(float(r[m]), 0, r)
-            if r["test"] == "fwd64":
+            if r["test"] in matrix.FWD_TESTS:
                 for m in ("switch_ns", "fwd_kpps", "offered_kpps"):
                     self.assertGreater(float(r[m]), 0, r)
             if r["path"] == "bridge-nf" and r["direction"] == "vm-vm":
