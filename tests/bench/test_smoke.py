@@ -96,6 +96,8 @@ class Smoke(unittest.TestCase):
         seen = {(r["path"], r["test"]) for r in rows}
         for p in matrix.DEFAULT_PATHS:
             for t in matrix.TESTS:
+                if p == "direct" and t == "fwd64_tap":
+                    continue  # no direct equivalent of a tap source
                 self.assertIn((p, t), seen)
         for r in rows:
             self.assertEqual(r["error"], "", r)
@@ -131,7 +133,8 @@ class Smoke(unittest.TestCase):
         for r in x:
             self.assertGreater(float(r["vs_bridge"]), 0, r)
             self.assertGreater(float(r["vs_bridge_nf"]), 0, r)
-            self.assertGreater(float(r["vs_direct"]), 0, r)
+            if r["test"] != "fwd64_tap":
+                self.assertGreater(float(r["vs_direct"]), 0, r)
             self.assertGreater(float(r["vs_tc_minimal"]), 0, r)
 
     def test_raw_json(self):
