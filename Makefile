@@ -40,7 +40,7 @@ BPF_TESTS := $(OUT)/tests/bpf_prog_test
 TOOLS := $(OUT)/tests/vnet_relay $(OUT)/tests/promlint
 # scripts/bench's tools (tests/tools/xnb_*).
 BENCH_TOOLS := $(OUT)/tests/xnb_pktgen $(OUT)/tests/xnb_tapsink \
-	$(OUT)/tests/xnb_crr
+	$(OUT)/tests/xnb_crr $(OUT)/tests/xnb_minimal
 
 .SECONDARY:
 
@@ -97,19 +97,24 @@ $(OUT)/tests/promlint: tests/tools/promlint.c tests/unit/promlint.h | $(OUT)
 	@echo "  CC       $@"
 	@$(CC) $(CFLAGS) $< -o $@ -lm
 
-$(OUT)/tests/xnb_pktgen.bpf.o: tests/tools/xnb_pktgen.bpf.c $(OUT)/vmlinux.h | $(OUT)
+# Bench tools with a BPF program of their own (tests/tools/xnb_*.bpf.c).
+BENCH_BPF_TOOLS := $(OUT)/tests/xnb_pktgen $(OUT)/tests/xnb_minimal
+
+$(OUT)/tests/xnb_%.bpf.o: tests/tools/xnb_%.bpf.c tests/tools/*.h \
+		$(OUT)/vmlinux.h | $(OUT)
 	@echo "  BPF      $@"
 	@$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
-$(OUT)/tests/xnb_pktgen.skel.h: $(OUT)/tests/xnb_pktgen.bpf.o
+$(OUT)/tests/xnb_%.skel.h: $(OUT)/tests/xnb_%.bpf.o
 	@echo "  SKEL     $@"
-	@$(BPFTOOL) gen skeleton $< name xnb_pktgen_bpf > $@
+	@$(BPFTOOL) gen skeleton $< name xnb_$*_bpf > $@
 
-$(OUT)/tests/xnb_pktgen: tests/tools/xnb_pktgen.c $(OUT)/tests/xnb_pktgen.skel.h
+$(BENCH_BPF_TOOLS): $(OUT)/tests/%: tests/tools/%.c tests/tools/*.h \
+		$(OUT)/tests/%.skel.h
 	@echo "  CC       $@"
 	@$(CC) $(CFLAGS) -I$(OUT)/tests $< -o $@ $(PKG_LIBS)
 
-$(OUT)/tests/xnb_%: tests/tools/xnb_%.c | $(OUT)
+$(OUT)/tests/xnb_%: tests/tools/xnb_%.c tests/tools/xnb_tool.h | $(OUT)
 	@echo "  CC       $@"
 	@$(CC) $(CFLAGS) $< -o $@
 
@@ -165,7 +170,7 @@ uninstall:
 
 format:
 	clang-format -i bpf/*.c bpf/*.h user/*.c user/*.h include/*.h \
-		tests/unit/*.c tests/bpf/*.c tests/tools/*.c
+		tests/unit/*.c tests/bpf/*.c tests/tools/*.c tests/tools/*.h
 
 clean:
 	rm -rf $(OUT)

@@ -12,30 +12,54 @@ import collections
 # ---------------------------------------------------------------- paths
 
 # kind: 'direct' (a veth pair between two namespaces, no switch) or
-# 'bridge' (the stand-ins' bridge). nf: br_netfilter on with the N
-# iptables FORWARD rules (a 'realistic' Docker/Kubernetes host). xdpnet:
-# None (detached), 'tc' or 'xdp' (attach --mode).
+# 'bridge' (the stand-ins' bridge). nf: br_netfilter on with the
+# realistic host's iptables rules (hostrules.py: Docker and kube-proxy
+# chains that never match a frame between two ports of the bridge).
+# xdpnet: None (detached), 'tc' or 'xdp' (attach --mode). minimal: the
+# reference TC program of tests/tools/xnb_minimal.bpf.c, 'redirect'
+# (bpf_redirect()) or 'peer' (bpf_redirect_peer() into veth targets).
+_P = {"nf": False, "xdpnet": None, "minimal": None}
 PATHS = collections.OrderedDict([
-    ("direct", {"kind": "direct", "nf": False, "xdpnet": None,
-                "label": "direct veth pair (no switch)"}),
-    ("bridge", {"kind": "bridge", "nf": False, "xdpnet": None,
-                "label": "Linux bridge"}),
-    ("bridge-nf", {"kind": "bridge", "nf": True, "xdpnet": None,
-                   "label": "bridge, br_netfilter + N FORWARD rules"}),
-    ("xdpnet-tc", {"kind": "bridge", "nf": True, "xdpnet": "tc",
-                   "label": "xdpnet TC stage (same realistic host)"}),
-    ("xdpnet-xdp", {"kind": "bridge", "nf": True, "xdpnet": "xdp",
-                    "label": "xdpnet XDP stage (same realistic host)"}),
-    ("xdpnet-tc-plain", {"kind": "bridge", "nf": False, "xdpnet": "tc",
-                         "label": "xdpnet TC stage, plain host"}),
-    ("xdpnet-xdp-plain", {"kind": "bridge", "nf": False, "xdpnet": "xdp",
-                          "label": "xdpnet XDP stage, plain host"}),
+    ("direct", dict(_P, kind="direct",
+                    label="direct veth pair (no switch)")),
+    ("bridge", dict(_P, kind="bridge", label="Linux bridge")),
+    ("bridge-nf", dict(_P, kind="bridge", nf=True,
+                       label="bridge on a realistic host: br_netfilter + "
+                       "N iptables rules that never match VM-to-VM "
+                       "frames")),
+    ("tc-minimal", dict(_P, kind="bridge", nf=True, minimal="redirect",
+                        label="reference: one MAC lookup, then "
+                        "bpf_redirect(), on TC ingress of every port "
+                        "(same realistic host)")),
+    ("tc-minimal-peer", dict(_P, kind="bridge", nf=True, minimal="peer",
+                             label="reference, bpf_redirect_peer() into "
+                             "veth targets' peers (same realistic host)")),
+    ("xdpnet-tc", dict(_P, kind="bridge", nf=True, xdpnet="tc",
+                       label="xdpnet TC stage (same realistic host)")),
+    ("xdpnet-xdp", dict(_P, kind="bridge", nf=True, xdpnet="xdp",
+                        label="xdpnet XDP stage (same realistic host)")),
+    ("xdpnet-tc-plain", dict(_P, kind="bridge", xdpnet="tc",
+                             label="xdpnet TC stage, plain host")),
+    ("xdpnet-xdp-plain", dict(_P, kind="bridge", xdpnet="xdp",
+                              label="xdpnet XDP stage, plain host")),
 ])
-DEFAULT_PATHS = ["direct", "bridge", "bridge-nf", "xdpnet-tc", "xdpnet-xdp"]
+DEFAULT_PATHS = ["direct", "bridge", "bridge-nf", "tc-minimal", "xdpnet-tc",
+                 "xdpnet-xdp"]
+# What every other path is compared with (report.ratios).
+REFS = ("bridge", "bridge-nf", "direct", "tc-minimal")
 
 
 def is_xdpnet(path):
     return PATHS[path]["xdpnet"] is not None
+
+
+def is_minimal(path):
+    return PATHS[path]["minimal"] is not None
+
+
+def is_bpf(path):
+    """Does the path run BPF programs on the ports (program CPU)?"""
+    return is_xdpnet(path) or is_minimal(path)
 
 
 # ---------------------------------------------------------------- tests
@@ -44,26 +68,34 @@ def is_xdpnet(path):
 # figures kept in the CSV and the report.
 TESTS = collections.OrderedDict([
     ("tcp_stream", {"metric": "gbps", "better": "higher", "unit": "Gbit/s",
-                    "extra": ["sent_gbps", "retransmits"],
+                    "extra": ["sent_gbps", "retransmits", "prog_ns"],
                     "title": "TCP stream (iperf3)"}),
     ("udp", {"metric": "rx_kpps", "better": "higher", "unit": "kpps",
-             "extra": ["tx_kpps", "loss_pct"],
+             "extra": ["tx_kpps", "loss_pct", "prog_ns"],
              "title": "UDP flood (iperf3 -u -b 0), frames received"}),
     ("tcp_rr", {"metric": "p50_us", "better": "lower", "unit": "us",
-                "extra": ["p90_us", "p99_us", "mean_us", "tps"],
+                "extra": ["p90_us", "p99_us", "mean_us", "tps", "prog_ns"],
                 "title": "TCP request/response, 64 B (sockperf ping-pong)"}),
     ("udp_rr", {"metric": "p50_us", "better": "lower", "unit": "us",
-                "extra": ["p90_us", "p99_us", "mean_us", "tps"],
+                "extra": ["p90_us", "p99_us", "mean_us", "tps", "prog_ns"],
                 "title": "UDP request/response, 64 B (sockperf ping-pong)"}),
     ("tcp_crr", {"metric": "tps", "better": "higher", "unit": "trans/s",
                  "extra": ["p50_us", "p90_us", "p99_us", "mean_us",
-                           "errors"],
+                           "errors", "prog_ns"],
                  "title": "TCP connect/request/response, 64 B (xnb_crr)"}),
     ("fwd64", {"metric": "fwd_kpps", "better": "higher", "unit": "kpps",
-               "extra": ["switch_ns", "recv_ns", "total_ns",
-                         "delivered_kpps", "offered_kpps"],
+               "extra": ["delivered_kpps", "switch_ns", "recv_ns",
+                         "total_ns", "offered_kpps", "prog_ns"],
                "title": "64 B forwarding capacity (xnb_pktgen -> tap)"}),
+    # The same from a tap port: frames written into a tap as a guest's
+    # arrive, where xdpnet's XDP stage runs natively (it is on taps only).
+    ("fwd64_tap", {"metric": "fwd_kpps", "better": "higher", "unit": "kpps",
+                   "extra": ["delivered_kpps", "switch_ns", "recv_ns",
+                             "total_ns", "offered_kpps", "prog_ns"],
+                   "title": "64 B forwarding from a tap (xnb_pktgen --tap "
+                   "-> tap)"}),
 ])
+FWD_TESTS = ("fwd64", "fwd64_tap")
 
 # Which way is better, for every figure a test produces.
 BETTER = {
@@ -73,6 +105,7 @@ BETTER = {
     "mean_us": "lower", "tps": "higher", "fwd_kpps": "higher",
     "switch_ns": "lower", "recv_ns": "lower", "total_ns": "lower",
     "delivered_kpps": "higher", "offered_kpps": "higher", "errors": "lower",
+    "prog_ns": "lower",
 }
 
 UNITS = {
@@ -81,7 +114,7 @@ UNITS = {
     "p50_us": "us", "p90_us": "us", "p99_us": "us", "mean_us": "us",
     "tps": "/s", "fwd_kpps": "kpps", "switch_ns": "ns/pkt",
     "recv_ns": "ns/pkt", "total_ns": "ns/pkt", "delivered_kpps": "kpps",
-    "offered_kpps": "kpps", "errors": "",
+    "offered_kpps": "kpps", "errors": "", "prog_ns": "ns/frame",
 }
 
 DIRECTIONS = ("vm-vm", "host-vm", "vm-host")
@@ -140,14 +173,18 @@ FULL_TAP_OFF = (
     _stream(["tx", "bidir"])
     + [Item("udp", 64, "vm-vm"), Item("tcp_rr", 64, "vm-vm"),
        Item("udp_rr", 64, "vm-vm"), Item("tcp_crr", 64, "vm-vm")])
-FWD = [Item("fwd64", 64, "vm-vm")]
+FWD = [Item("fwd64", 64, "vm-vm"), Item("fwd64_tap", 64, "vm-vm")]
+
+HOST_DIRS = ("host-vm", "vm-host")
 
 PROFILES = {
-    # The development machine's full run (docs/performance.md).
+    # Everything (docs/performance.md's full matrix); 7 repeats, so every
+    # paired ratio has a 95% interval of its median.
     "full": {
-        "repeats": 5,
+        "repeats": 7,
         "durations": {"tcp_stream": 2, "udp": 2, "tcp_rr": 1.5,
-                      "udp_rr": 1.5, "tcp_crr": 2, "fwd64": 3},
+                      "udp_rr": 1.5, "tcp_crr": 2, "fwd64": 3,
+                      "fwd64_tap": 3},
         "plan": [
             (Setting("veth", "on", 1500), FULL_VETH_ON + FWD),
             (Setting("tap", "on", 1500), FULL_TAP_ON),
@@ -159,30 +196,52 @@ PROFILES = {
             (Setting("tap", "on", 9000), _stream(["tx"])),
         ],
     },
-    # A few minutes: make demo.
+    # The cells issue 11's targets rest on, and the seeds' table (TCP
+    # stream host->vm, vm->host, vm->vm), with 7 repeats: the target run.
+    "targets": {
+        "repeats": 7,
+        "durations": {"tcp_stream": 4, "udp": 2, "tcp_rr": 2,
+                      "udp_rr": 2, "tcp_crr": 2, "fwd64": 3,
+                      "fwd64_tap": 3},
+        "plan": [
+            (Setting("veth", "off", 1500),
+             _stream(["tx"], ("vm-vm",) + HOST_DIRS)
+             + [Item("tcp_rr", 64, "vm-vm"), Item("udp_rr", 64, "vm-vm"),
+                Item("tcp_crr", 64, "vm-vm")]),
+            (Setting("veth", "on", 1500),
+             _stream(["tx"], ("vm-vm",) + HOST_DIRS)
+             + [Item("tcp_rr", 64, "vm-vm")] + FWD),
+            (Setting("tap", "on", 1500), _stream(["tx"])),
+            (Setting("tap", "off", 1500), _stream(["tx"])),
+        ],
+    },
+    # Under 10 minutes (make demo): one cell of each target's kind, 3
+    # repeats; too few for a verdict (the report says so), enough to see
+    # that everything works and which way things go.
     "quick": {
         "repeats": 3,
         "durations": {"tcp_stream": 2, "udp": 2, "tcp_rr": 1.5,
-                      "udp_rr": 1.5, "tcp_crr": 2, "fwd64": 2},
+                      "udp_rr": 1.5, "tcp_crr": 2, "fwd64": 2,
+                      "fwd64_tap": 2},
         "plan": [
-            (Setting("veth", "on", 1500),
-             _stream(["tx"]) + [Item("tcp_rr", 64, "vm-vm")] + FWD),
-            (Setting("veth", "off", 1500), _stream(["tx"])),
-            (Setting("tap", "off", 1500),
+            (Setting("veth", "off", 1500),
              _stream(["tx"]) + [Item("tcp_rr", 64, "vm-vm")]),
+            (Setting("veth", "on", 1500),
+             _stream(["tx"], ("vm-vm",) + HOST_DIRS) + FWD),
+            (Setting("tap", "off", 1500), _stream(["tx"])),
         ],
     },
     # CI: one short cell of every test per path, once.
     "smoke": {
         "repeats": 1,
         "durations": {"tcp_stream": 1, "udp": 1, "tcp_rr": 1, "udp_rr": 1,
-                      "tcp_crr": 1, "fwd64": 1},
+                      "tcp_crr": 1, "fwd64": 1, "fwd64_tap": 1},
         "plan": [
             (Setting("veth", "on", 1500),
-             _stream(["tx"]) + [Item("udp", 64, "vm-vm"),
-                                Item("tcp_rr", 64, "vm-vm"),
-                                Item("udp_rr", 64, "vm-vm"),
-                                Item("tcp_crr", 64, "vm-vm")] + FWD),
+             _stream(["tx"], ("vm-vm", "host-vm"))
+             + [Item("udp", 64, "vm-vm"), Item("tcp_rr", 64, "vm-vm"),
+                Item("udp_rr", 64, "vm-vm"),
+                Item("tcp_crr", 64, "vm-vm")] + FWD),
             (Setting("tap", "off", 1500), _stream(["tx"])),
         ],
     },
@@ -192,7 +251,7 @@ PROFILES = {
 # direct pair is the netns one, measured in the same run.
 VM_PROFILES = {
     "full": {
-        "repeats": 5,
+        "repeats": 7,
         "durations": PROFILES["full"]["durations"],
         "plan": [
             (Setting("vm", "on", 1500),
@@ -207,6 +266,17 @@ VM_PROFILES = {
                 Item("udp_rr", 64, "vm-vm"), Item("tcp_crr", 64, "vm-vm")]),
             (Setting("vm", "off", 9000), _stream(["tx"])),
             (Setting("vm", "on", 9000), _stream(["tx"])),
+        ],
+    },
+    "targets": {
+        "repeats": 7,
+        "durations": PROFILES["targets"]["durations"],
+        "plan": [
+            (Setting("vm", "on", 1500),
+             _stream(["tx"], ("vm-vm",) + HOST_DIRS)
+             + [Item("tcp_rr", 64, "vm-vm")]),
+            (Setting("vm", "off", 1500),
+             _stream(["tx"]) + [Item("tcp_rr", 64, "vm-vm")]),
         ],
     },
     "quick": {
@@ -237,7 +307,7 @@ VM_PROFILES = {
 # for the time estimate; refined from what the run measures.
 # sockperf's client sleeps 2 s before every test.
 OVERHEAD = {"tcp_stream": 0.45, "udp": 0.7, "tcp_rr": 2.35, "udp_rr": 2.35,
-            "tcp_crr": 0.15, "fwd64": 1.0}
+            "tcp_crr": 0.15, "fwd64": 1.0, "fwd64_tap": 0.6}
 SWITCH_COST = {"path": 0.4, "setting": 4.0}
 
 
@@ -249,7 +319,7 @@ def path_applies(path, setting, item, plan_settings):
     setting with the same offloads and MTU when the plan has one."""
     if PATHS[path]["kind"] != "direct":
         return True
-    if item.direction != "vm-vm":
+    if item.direction != "vm-vm" or item.test == "fwd64_tap":
         return False
     if setting.standin == "veth":
         return True

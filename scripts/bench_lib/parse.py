@@ -201,8 +201,11 @@ def parse_pktgen(text):
     d = _json_line(text, "xnb_pktgen")
     if int(d.get("frames", 0)) <= 0:
         raise ParseError("xnb_pktgen: sent nothing")
-    return {"frames": int(d["frames"]), "elapsed_s": float(d["elapsed_s"]),
-            "pps": float(d["pps"]), "errors": int(d.get("errors", 0))}
+    out = {"frames": int(d["frames"]), "elapsed_s": float(d["elapsed_s"]),
+           "pps": float(d["pps"]), "errors": int(d.get("errors", 0))}
+    if d.get("cpu_ns") is not None:
+        out["cpu_ns"] = float(d["cpu_ns"])  # --tap: the generator's CPU
+    return out
 
 
 def parse_tapsink(text):
@@ -332,3 +335,72 @@ def validity(fp, expect_bypass, threshold=0.99):
         return "invalid", "fast path %.2f%% < %.0f%%" % (
             100.0 * fp["share"], 100.0 * threshold)
     return "valid", ""
+
+
+# ------------------------------------------------------ program statistics
+
+def parse_progs(text):
+    """xnb_minimal progs -> [{'id', 'name', 'dev', 'hook', 'run_time_ns',
+    'run_cnt'}]."""
+    d = _json_line(text, "xnb_minimal")
+    progs = d.get("progs")
+    if not isinstance(progs, list):
+        raise ParseError("xnb_minimal: no progs list")
+    out = []
+    for p in progs:
+        try:
+            out.append({"id": int(p["id"]), "name": str(p.get("name", "")),
+                        "dev": str(p.get("dev", "")),
+                        "hook": str(p.get("hook", "")),
+                        "run_time_ns": int(p["run_time_ns"]),
+                        "run_cnt": int(p["run_cnt"])})
+        except (KeyError, TypeError, ValueError) as e:
+            raise ParseError("xnb_minimal: bad program entry: %s" % e)
+    return out
+
+
+def parse_tc_filters(text):
+    """Program ids of the BPF filters in 'tc -j filter show dev X
+    ingress' (clsact hooks)."""
+    try:
+        doc = json.loads(text or "[]")
+    except ValueError as e:
+        raise ParseError("tc: not JSON: %s" % e)
+    ids = []
+    for f in doc if isinstance(doc, list) else []:
+        opts = f.get("options") or {}
+        prog = opts.get("prog") or {}
+        if isinstance(prog, dict) and prog.get("id"):
+            ids.append(int(prog["id"]))
+    return ids
+
+
+def prog_cost(before, after):
+    """Program CPU per frame between two parse_progs() lists.
+
+    Each program counts once however many ports it is on. Frames: the runs
+    of the first hook a frame meets (XDP where an XDP program ran, else TC
+    ingress); prog_ns: all the programs' run time over those frames (a
+    frame the XDP stage hands to TC pays for both). tc_ns / xdp_ns: each
+    hook's run time per run. None when no program ran (or statistics were
+    off: run_cnt stays 0)."""
+    b = {p["id"]: p for p in before or []}
+    per = {}
+    for p in after or []:
+        if p["id"] in per:
+            continue
+        prev = b.get(p["id"], {"run_time_ns": 0, "run_cnt": 0})
+        per[p["id"]] = {"name": p["name"], "hook": p["hook"],
+                        "ns": p["run_time_ns"] - prev["run_time_ns"],
+                        "runs": p["run_cnt"] - prev["run_cnt"]}
+    xdp = [v for v in per.values() if v["hook"] == "xdp"]
+    tc = [v for v in per.values() if v["hook"] != "xdp"]
+    x_runs = sum(v["runs"] for v in xdp)
+    t_runs = sum(v["runs"] for v in tc)
+    total_ns = sum(v["ns"] for v in per.values())
+    frames = x_runs if x_runs > 0 else t_runs
+    res = {"progs": per, "frames": frames,
+           "prog_ns": total_ns / frames if frames > 0 else None,
+           "tc_ns": sum(v["ns"] for v in tc) / t_runs if t_runs else None,
+           "xdp_ns": sum(v["ns"] for v in xdp) / x_runs if x_runs else None}
+    return res

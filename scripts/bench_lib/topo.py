@@ -13,6 +13,16 @@ namespaces, and the paths between its stand-in VMs.
             a direct veth to xnbr0 in xnb-r (10.78.1.1/.2)
   xnbk      the forwarding test's receiving tap (xnb_tapsink), a port
             of xnbbr0, with the static FDB entry SINK_MAC
+  xnbgt     a persistent tap port of xnbbr0: the 64 B generator's tap
+            source (xnb_pktgen --tap writes into it as a guest would)
+
+The host is an endpoint too: host->vm and vm->host tests run between the
+bridge's own address in xnb-sw and a stand-in (the seeds' "host to vm",
+"vm to host"). On the paths with nf, xnb-sw has br_netfilter on and the
+realistic host's iptables rules (hostrules.py). The tc-minimal paths hook
+tests/tools/xnb_minimal.bpf.c on TC ingress of every port (xnb_minimal
+attach, a process of the run), its MAC map filled from the stand-ins'
+addresses.
 
 Nothing outside these namespaces is configured: br_netfilter's sysctls
 and iptables are per network namespace.
@@ -21,7 +31,7 @@ and iptables are per network namespace.
 import os
 import time
 
-from . import matrix
+from . import hostrules, matrix
 from .util import CmdError, netns, nsenter, out, read_file, run
 
 SW = "xnb-sw"
@@ -47,6 +57,10 @@ VMS = {
 }
 GEN_NS, GEN_PORT, GEN_IP = "xnb-g", "xnbg", "10.77.0.21"
 GEN_DIRECT_DEV, RCV_NS, RCV_DEV = "xnbgd", "xnb-r", "xnbr0"
+# The tap generator's port (persistent tap; xnb_pktgen --tap writes into
+# it as a guest would) and the guest address its frames carry.
+GEN_TAP, GEN_TAP_MAC, GEN_TAP_IP = "xnbgt", "02:78:6e:62:00:77", \
+    "10.77.0.22"
 GEN_DIRECT_IP, RCV_IP = "10.78.1.1", "10.78.1.2"
 NAMESPACES = [SW] + [v[0] for v in VMS.values()] + [GEN_NS, RCV_NS]
 
@@ -60,53 +74,38 @@ FEATURE_NAMES = {
 }
 
 
-def forward_rules(n):
-    """n iptables FORWARD rules that never match the benchmark's traffic
-    (other subnets, other interfaces), in iptables-restore format; the
-    kinds a Docker or Kubernetes host accumulates."""
-    lines = ["*filter", ":INPUT ACCEPT [0:0]", ":FORWARD ACCEPT [0:0]",
-             ":OUTPUT ACCEPT [0:0]"]
-    for i in range(n):
-        a, b = divmod(i, 250)
-        kind = i % 4
-        if kind == 0:
-            lines.append("-A FORWARD -s 172.20.%d.%d/32 -d 172.21.%d.%d/32 "
-                         "-p tcp -m tcp --dport %d -j ACCEPT"
-                         % (a, b + 1, a, b + 1, 1024 + i))
-        elif kind == 1:
-            lines.append("-A FORWARD -d 172.22.%d.%d/32 -p udp -m udp "
-                         "--dport 53 -j ACCEPT" % (a, b + 1))
-        elif kind == 2:
-            lines.append("-A FORWARD -i xnbno%d -o xnbno%d -j DROP" % (i, i))
-        else:
-            lines.append("-A FORWARD -s 192.168.%d.%d/32 -p tcp -m tcp "
-                         "--dport 443 -j REJECT --reject-with "
-                         "icmp-port-unreachable" % (a, b + 1))
-    lines.append("COMMIT")
-    return "\n".join(lines) + "\n"
-
-
 class NetnsTopo:
     name = "netns"
 
-    def __init__(self, root, procs, term, rules=300, iptables="iptables"):
+    def __init__(self, root, procs, term, rules=300, iptables="iptables",
+                 prog_stats=True, bypass_filters=False,
+                 host_rules="docker+kube"):
         self.root = root
         self.procs = procs
         self.term = term
         self.rules = rules
+        self.host_rules = hostrules.realistic(rules, host_rules)
+        self.prog_stats = prog_stats
+        self.stats_proc = None  # xnb_minimal stats (BPF_ENABLE_STATS)
+        self.minimal = None    # Popen of xnb_minimal attach
+        # attach --bypass-filters: only when asked (the report says so);
+        # the realistic host's rules never match VM-to-VM frames.
+        self.bypass_filters = bypass_filters
+        self.no_follow = None  # does this xdpnet have attach --no-follow?
         # "iptables" (Debian 12: the nf_tables backend) or
         # "iptables-legacy".
         self.iptables = iptables
         self.xdpnet = os.path.join(root, "build", "xdpnet")
         self.relay = os.path.join(root, "build", "tests", "vnet_relay")
         self.tools = os.path.join(root, "build", "tests")
+        self.minimal_tool = os.path.join(self.tools, "xnb_minimal")
         self.relays = {}       # "t1" -> Popen
         self.relay_offloads = None
         self.sink = None       # Popen of xnb_tapsink
         self.servers = {}      # (ns, kind) -> Popen
         self.setting = None
         self.path = None       # path name in effect on the bridge
-        self.switch_state = None  # (nf, rules, xdpnet mode)
+        self.switch_state = None  # (nf, rules, xdpnet mode, minimal)
         self.defaults = {}     # (ns, dev) -> ethtool features at creation
         self.built = False
 
@@ -151,7 +150,12 @@ class NetnsTopo:
             if os.path.isdir("/sys/fs/bpf/xdpnet/" + BR):
                 self.xdpnet_cmd("detach", BR, check=False)
             # Our rules in our namespace; gone with it anyway.
-            run(netns(SW, [self.iptables, "-F", "FORWARD"]), check=False)
+            run(netns(SW, [self.iptables + "-restore"]), check=False,
+                input_text=hostrules.empty())
+        self.stop_minimal()
+        if self.stats_proc:
+            self.procs.stop(self.stats_proc)
+            self.stats_proc = None
         for p in list(self.servers.values()):
             self.procs.stop(p)
         self.servers.clear()
@@ -239,6 +243,11 @@ class NetnsTopo:
             run(netns(ns, ["sh", "-c", "echo 1 > /sys/class/net/%s/threaded"
                            % dev]))
         self.start_sink()
+        self.ip(SW, "tuntap", "add", "mode", "tap", "name", GEN_TAP)
+        self.ip(SW, "link", "set", GEN_TAP, "master", BR, "up")
+        if self.prog_stats:
+            self.stats_proc = self.procs.start(
+                "bpf-stats", [self.minimal_tool, "stats"], ready="READY")
         self.built = True
         self.warm()
 
@@ -352,7 +361,7 @@ class NetnsTopo:
         self.sysctl(SW, "net.bridge.bridge-nf-call-iptables=%d" % v,
                     "net.bridge.bridge-nf-call-ip6tables=%d" % v,
                     "net.bridge.bridge-nf-call-arptables=%d" % v)
-        rules = forward_rules(self.rules if on else 0)
+        rules = self.host_rules["restore"] if on else hostrules.empty()
         run(netns(SW, [self.iptables + "-restore"]), input_text=rules)
 
     def set_path(self, path):
@@ -360,21 +369,99 @@ class NetnsTopo:
         spec = matrix.PATHS[path]
         if spec["kind"] == "direct":
             return
-        want = (spec["nf"], self.rules if spec["nf"] else 0, spec["xdpnet"])
+        want = (spec["nf"], self.rules if spec["nf"] else 0, spec["xdpnet"],
+                spec["minimal"])
         if want == self.switch_state:
             self.path = path
             return
-        cur = self.switch_state or (None, None, None)
+        cur = self.switch_state or (None, None, None, None)
+        # Off first: two programs on one tcx hook would run one after the
+        # other.
+        if cur[3] != want[3]:
+            self.stop_minimal()
+        if spec["xdpnet"] is None and \
+                os.path.isdir("/sys/fs/bpf/xdpnet/" + BR):
+            self.xdpnet_cmd("detach", BR)
         if (cur[0], cur[1]) != (want[0], want[1]):
             self.set_nf(spec["nf"])
-        if spec["xdpnet"] is None:
-            if os.path.isdir("/sys/fs/bpf/xdpnet/" + BR):
-                self.xdpnet_cmd("detach", BR)
-        else:
-            self.xdpnet_cmd("attach", BR, "--mode", spec["xdpnet"])
+        if spec["xdpnet"] is not None:
+            self.xdpnet_cmd(*self.attach_argv(spec["xdpnet"]))
+        if spec["minimal"] is not None and self.minimal is None:
+            self.start_minimal(spec["minimal"])
         self.switch_state = want
         self.path = path
         time.sleep(0.2)
+
+    def attach_argv(self, mode):
+        """xdpnet attach's arguments. --no-follow where xdpnet has it: the
+        topology holds still during a run, and a follower started from
+        inside a namespace (a daemon, or a systemd unit in the host's
+        namespace) would only add a process to measure around."""
+        argv = ["attach", BR, "--mode", mode]
+        if self.no_follow is None:
+            text = run([self.xdpnet, "help"], check=False).stdout
+            self.no_follow = "--no-follow" in text
+        if self.no_follow:
+            argv.append("--no-follow")
+        if self.bypass_filters:
+            argv.append("--bypass-filters")
+        return argv
+
+    # ------------------------------------------------------- tc-minimal
+
+    def minimal_ports(self):
+        """[(port, MAC behind it or None, veth?)]: where tc-minimal hooks
+        and what its map holds: every stand-in's MAC -> its port, the
+        sink's MAC -> the sink tap."""
+        res = []
+        for key in ("v1", "v2", "t1", "t2"):
+            ns, port, _ = VMS[key]
+            res.append((port, self.mac(ns, "eth0"), key[0] == "v"))
+        res.append((GEN_PORT, self.mac(GEN_NS, "eth0"), True))
+        res.append((GEN_TAP, None, False))
+        res.append((SINK_TAP, SINK_MAC, False))
+        return res
+
+    def start_minimal(self, kind):
+        """xnb_minimal attach on every port; with kind 'peer', frames to a
+        veth port go to its peer (bpf_redirect_peer())."""
+        argv = [self.minimal_tool, "attach",
+                "--hook", os.environ.get("XDPNET_TC_HOOK", "tcx")]
+        for port, mac, veth in self.minimal_ports():
+            argv += ["--dev", port]
+            if mac:
+                argv += ["--fdb", "%s=%s%s" % (
+                    mac, port, ",peer" if kind == "peer" and veth else "")]
+        self.minimal = self.procs.start("tc-minimal", nsenter(SW, argv),
+                                        ready="READY")
+
+    def stop_minimal(self):
+        if self.minimal is not None:
+            self.procs.stop(self.minimal)
+            self.minimal = None
+
+    def progs(self, ports):
+        """The BPF programs on the ports' TC ingress and XDP hooks, with
+        their run-time statistics (xnb_minimal progs)."""
+        argv = [self.minimal_tool, "progs"]
+        for p in ports:
+            argv += ["--dev", p]
+        hook = os.environ.get("XDPNET_TC_HOOK")
+        text = out(nsenter(SW, argv))
+        from .parse import parse_progs, parse_tc_filters
+        progs = parse_progs(text)
+        if hook == "clsact":
+            ids = set()
+            for p in ports:
+                ids |= set(parse_tc_filters(out(
+                    ["tc", "-n", SW, "-j", "filter", "show", "dev", p,
+                     "ingress"], check=False)))
+            if ids:
+                argv = [self.minimal_tool, "progs"]
+                for i in sorted(ids):
+                    argv += ["--id", str(i)]
+                progs += parse_progs(out(nsenter(SW, argv)))
+        return progs
 
     def nf_forward_packets(self):
         text = out(netns(SW, [self.iptables, "-L", "FORWARD", "-v", "-x",
@@ -383,8 +470,12 @@ class NetnsTopo:
         return parse_iptables_policy(text)
 
     def nf_rule_count(self):
-        text = out(netns(SW, [self.iptables, "-S", "FORWARD"]))
-        return sum(1 for ln in text.splitlines() if ln.startswith("-A "))
+        """Rules in the filter and nat tables of the host."""
+        n = 0
+        for table in ("filter", "nat"):
+            text = out(netns(SW, [self.iptables, "-t", table, "-S"]))
+            n += sum(1 for ln in text.splitlines() if ln.startswith("-A "))
+        return n
 
     def status_json(self):
         return self.xdpnet_cmd("status", BR, "--json").stdout
@@ -480,7 +571,12 @@ class NetnsTopo:
                                         "ageing_time" % BR),
                 "stp": self.cat(SW, "/sys/class/net/%s/bridge/stp_state"
                                 % BR),
-                "ports": {}}
+                "ports": {},
+                "host_rules": {k: v for k, v in self.host_rules.items()
+                               if k != "restore"},
+                "tc_hook": os.environ.get("XDPNET_TC_HOOK", "tcx"),
+                "xdpnet_attach": " ".join(self.attach_argv("MODE")),
+                "prog_stats": bool(self.prog_stats)}
         for key in ("v1", "v2", "t1", "t2"):
             ns, port, addr = VMS[key]
             info["ports"][port] = {
@@ -499,6 +595,8 @@ class NetnsTopo:
                                    "static_fdb": SINK_MAC}
         info["ports"][GEN_PORT] = {"kind": "veth (generator)",
                                    "gro": "on", "napi": "threaded"}
+        info["ports"][GEN_TAP] = {"kind": "tap (generator, xnb_pktgen "
+                                  "--tap)", "guest_mac": GEN_TAP_MAC}
         return info
 
     def offload_snapshot(self, setting):

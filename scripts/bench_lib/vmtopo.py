@@ -403,6 +403,10 @@ class VmTopo(NetnsTopo):
                 raise CmdError("vm %s: no answer from %s: %s" % (
                     g.name, dst, text[-200:]))
 
+    def minimal_ports(self):
+        return super().minimal_ports() + [
+            (g.tap, g.mac, False) for g in self.guests.values()]
+
     def teardown(self):
         for g in self.guests.values():
             try:

@@ -13,12 +13,12 @@ class Order(unittest.TestCase):
     def test_paths_interleave_per_repeat(self):
         items = [matrix.Item("tcp_stream", "tx", "vm-vm"),
                  matrix.Item("tcp_rr", 64, "vm-vm")]
-        paths = ["bridge", "xdpnet-tc", "xdpnet-xdp"]
+        paths = ["bridge", "tc-minimal", "xdpnet-tc"]
         cl = matrix.build_cells([(S_V, items)], paths, 3)
         order = [c.path for c in cl]
-        self.assertEqual(order, ["bridge", "bridge", "xdpnet-tc",
-                                 "xdpnet-tc", "xdpnet-xdp",
-                                 "xdpnet-xdp"] * 3)
+        self.assertEqual(order, ["bridge", "bridge", "tc-minimal",
+                                 "tc-minimal", "xdpnet-tc",
+                                 "xdpnet-tc"] * 3)
         self.assertEqual([c.rep for c in cl[:6]], [1] * 6)
         self.assertEqual([c.index for c in cl], list(range(len(cl))))
 
@@ -40,6 +40,11 @@ class Order(unittest.TestCase):
                                 matrix.DEFAULT_PATHS, 1, {"fwd64"})
         self.assertEqual({c.item.test for c in cl}, {"fwd64"})
         self.assertEqual(len(cl), len(matrix.DEFAULT_PATHS))
+        # From a tap port: no direct-pair equivalent.
+        cl = matrix.build_cells(matrix.PROFILES["smoke"]["plan"],
+                                matrix.DEFAULT_PATHS, 1, {"fwd64_tap"})
+        self.assertEqual(len(cl), len(matrix.DEFAULT_PATHS) - 1)
+        self.assertNotIn("direct", {c.path for c in cl})
 
     def test_profiles(self):
         for name, prof in matrix.PROFILES.items():
@@ -48,12 +53,31 @@ class Order(unittest.TestCase):
             self.assertTrue(cl, name)
             for t in {c.item.test for c in cl}:
                 self.assertIn(t, prof["durations"])
-        self.assertGreaterEqual(matrix.PROFILES["full"]["repeats"], 5)
-        full = matrix.PROFILES["full"]
-        est = matrix.estimate_seconds(
-            matrix.build_cells(full["plan"], matrix.DEFAULT_PATHS,
-                               full["repeats"]), full["durations"])
-        self.assertLess(est, 50 * 60)
+        # The target run: at least 7 repeats per cell (a 95% interval of
+        # every paired ratio), and every kind of cell the targets need.
+        for name in ("full", "targets"):
+            self.assertGreaterEqual(matrix.PROFILES[name]["repeats"], 7)
+        tg = matrix.PROFILES["targets"]
+        cl = matrix.build_cells(tg["plan"], matrix.DEFAULT_PATHS,
+                                tg["repeats"])
+        kinds = {(c.setting.standin, c.setting.offloads, c.item.test,
+                  c.item.direction) for c in cl}
+        for k in (("veth", "off", "tcp_stream", "vm-vm"),
+                  ("veth", "on", "tcp_stream", "vm-vm"),
+                  ("veth", "on", "tcp_stream", "host-vm"),
+                  ("veth", "on", "tcp_stream", "vm-host"),
+                  ("veth", "on", "fwd64", "vm-vm"),
+                  ("veth", "on", "fwd64_tap", "vm-vm"),
+                  ("veth", "off", "tcp_rr", "vm-vm")):
+            self.assertIn(k, kinds)
+        self.assertIn("tc-minimal", {c.path for c in cl})
+        limits = {"full": 90 * 60, "targets": 45 * 60, "quick": 7 * 60}
+        for name, limit in limits.items():
+            prof = matrix.PROFILES[name]
+            est = matrix.estimate_seconds(
+                matrix.build_cells(prof["plan"], matrix.DEFAULT_PATHS,
+                                   prof["repeats"]), prof["durations"])
+            self.assertLess(est, limit, name)
         smoke = matrix.PROFILES["smoke"]
         est = matrix.estimate_seconds(
             matrix.build_cells(smoke["plan"], matrix.DEFAULT_PATHS, 1),
@@ -62,8 +86,22 @@ class Order(unittest.TestCase):
         # Every path has one cell of every test in the smoke run.
         cl = matrix.build_cells(smoke["plan"], matrix.DEFAULT_PATHS, 1)
         for p in matrix.DEFAULT_PATHS:
+            want = set(matrix.TESTS) - ({"fwd64_tap"} if p == "direct"
+                                        else set())
             self.assertEqual({c.item.test for c in cl if c.path == p},
-                             set(matrix.TESTS))
+                             want, p)
+
+    def test_paths(self):
+        self.assertIn("tc-minimal", matrix.DEFAULT_PATHS)
+        for p in ("tc-minimal", "tc-minimal-peer"):
+            self.assertTrue(matrix.is_minimal(p))
+            self.assertTrue(matrix.is_bpf(p))
+            self.assertFalse(matrix.is_xdpnet(p))
+            # Same host as xdpnet's paths: the comparison is the program.
+            self.assertEqual(matrix.PATHS[p]["nf"],
+                             matrix.PATHS["xdpnet-tc"]["nf"])
+        self.assertFalse(matrix.is_bpf("bridge-nf"))
+        self.assertEqual(set(matrix.REFS) - set(matrix.PATHS), set())
 
     def test_setting_names(self):
         self.assertEqual(matrix.parse_setting("vm/on/1500"),

@@ -167,5 +167,59 @@ class Tools(unittest.TestCase):
             parse.parse_iptables_policy("Chain INPUT (policy ACCEPT)")
 
 
+class Progs(unittest.TestCase):
+    def test_parse(self):
+        ps = parse.parse_progs(sample("progs_before.json"))
+        self.assertEqual(len(ps), 2)
+        self.assertEqual(ps[0], {"id": 158, "name": "xnb_min_tc",
+                                 "dev": "xnbv1", "hook": "tcx",
+                                 "run_time_ns": 33630, "run_cnt": 15})
+        self.assertEqual(parse.parse_progs(
+            '{"tool":"xnb_minimal","progs":[]}'), [])
+        for bad in ("", '{"tool":"xnb_crr"}', '{"tool":"xnb_minimal"}',
+                    '{"tool":"xnb_minimal","progs":[{"id":1}]}'):
+            with self.assertRaises(parse.ParseError):
+                parse.parse_progs(bad)
+
+    def test_tc_filters(self):
+        self.assertEqual(parse.parse_tc_filters(
+            sample("tc_filter_clsact.json")), [323])
+        self.assertEqual(parse.parse_tc_filters(""), [])
+        with self.assertRaises(parse.ParseError):
+            parse.parse_tc_filters("Error: no such device")
+
+    def test_cost_counts_a_shared_program_once(self):
+        c = parse.prog_cost(parse.parse_progs(sample("progs_before.json")),
+                            parse.parse_progs(sample("progs_after.json")))
+        self.assertEqual(c["frames"], 1000000)
+        self.assertAlmostEqual(c["prog_ns"], 150.0)
+        self.assertAlmostEqual(c["tc_ns"], 150.0)
+        self.assertIsNone(c["xdp_ns"])
+
+    def test_cost_xdp_then_tc(self):
+        # 1000 frames meet XDP (100 ns each); 200 of them go on to TC
+        # (300 ns each): 160 ns per frame in all.
+        before = [{"id": 1, "name": "x", "dev": "p", "hook": "xdp",
+                   "run_time_ns": 0, "run_cnt": 0},
+                  {"id": 2, "name": "t", "dev": "p", "hook": "tcx",
+                   "run_time_ns": 0, "run_cnt": 0}]
+        after = [dict(before[0], run_time_ns=100000, run_cnt=1000),
+                 dict(before[1], run_time_ns=60000, run_cnt=200)]
+        c = parse.prog_cost(before, after)
+        self.assertEqual(c["frames"], 1000)
+        self.assertAlmostEqual(c["prog_ns"], 160.0)
+        self.assertAlmostEqual(c["xdp_ns"], 100.0)
+        self.assertAlmostEqual(c["tc_ns"], 300.0)
+
+    def test_cost_without_statistics(self):
+        ps = parse.parse_progs(sample("progs_before.json"))
+        c = parse.prog_cost(ps, ps)
+        self.assertIsNone(c["prog_ns"])
+        self.assertEqual(c["frames"], 0)
+        # A program that appeared between the two reads counts from 0.
+        c = parse.prog_cost([], ps)
+        self.assertAlmostEqual(c["prog_ns"], 33630 / 15)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -24,7 +24,8 @@ REQUIRE = os.environ.get("XNB_BENCH_SMOKE") == "require"
 # this long before giving up.
 WAIT = int(os.environ.get("XNB_BENCH_WAIT", "900"))
 TOOLS = ["build/xdpnet", "build/tests/vnet_relay", "build/tests/xnb_pktgen",
-         "build/tests/xnb_tapsink", "build/tests/xnb_crr"]
+         "build/tests/xnb_tapsink", "build/tests/xnb_crr",
+         "build/tests/xnb_minimal"]
 
 
 def why_not():
@@ -81,8 +82,9 @@ class Smoke(unittest.TestCase):
         except ImportError:
             return
         pngs = os.listdir(os.path.join(self.out, "plots"))
-        for f in ("tcp_stream.png", "tcp_rr_p50.png", "fwd64_cpu.png",
-                  "ratios.png"):
+        self.assertNotIn("ratios.png", pngs)
+        for f in ("stream.png", "udp.png", "rr.png", "crr.png", "fwd64.png",
+                  "cpu.png"):
             self.assertIn(f, pngs)
             with open(os.path.join(self.out, "plots", f), "rb") as fh:
                 self.assertEqual(fh.read(8), b"\x89PNG\r\n\x1a\n")
@@ -94,21 +96,31 @@ class Smoke(unittest.TestCase):
         seen = {(r["path"], r["test"]) for r in rows}
         for p in matrix.DEFAULT_PATHS:
             for t in matrix.TESTS:
+                if p == "direct" and t == "fwd64_tap":
+                    continue  # no direct equivalent of a tap source
                 self.assertIn((p, t), seen)
         for r in rows:
             self.assertEqual(r["error"], "", r)
             metric = matrix.TESTS[r["test"]]["metric"]
             self.assertGreater(float(r[metric]), 0, r)
-            if r["path"].startswith("xdpnet"):
+            bpf = matrix.is_bpf(r["path"])
+            if bpf:
+                # Program CPU per frame on every BPF path, vm-vm or not.
+                self.assertGreater(float(r["prog_ns"]), 0, r)
+                self.assertGreater(int(r["prog_frames"]), 0, r)
+            if bpf and r["direction"] == "vm-vm":
                 self.assertNotEqual(r["fastpath_share"], "", r)
                 self.assertEqual(r["validity"], "valid", r)
+            elif bpf:
+                self.assertEqual(r["validity"], "host", r)
             if r["test"] in ("tcp_rr", "udp_rr"):
                 for m in ("p50_us", "p90_us", "p99_us", "mean_us"):
                     self.assertGreater(float(r[m]), 0, r)
-            if r["test"] == "fwd64":
+            if r["test"] in matrix.FWD_TESTS:
                 for m in ("switch_ns", "fwd_kpps", "offered_kpps"):
                     self.assertGreater(float(r[m]), 0, r)
-            if r["path"] == "bridge-nf":
+            if r["path"] == "bridge-nf" and r["direction"] == "vm-vm":
+                # Bridged frames walk FORWARD; host traffic does not.
                 self.assertGreater(int(r["nf_forward_packets"]), 0, r)
 
     def test_summary_csv_ratios(self):
@@ -121,7 +133,9 @@ class Smoke(unittest.TestCase):
         for r in x:
             self.assertGreater(float(r["vs_bridge"]), 0, r)
             self.assertGreater(float(r["vs_bridge_nf"]), 0, r)
-            self.assertGreater(float(r["vs_direct"]), 0, r)
+            if r["test"] != "fwd64_tap":
+                self.assertGreater(float(r["vs_direct"]), 0, r)
+            self.assertGreater(float(r["vs_tc_minimal"]), 0, r)
 
     def test_raw_json(self):
         with open(os.path.join(self.out, "raw.json")) as f:
@@ -131,6 +145,9 @@ class Smoke(unittest.TestCase):
                   "iptables", "loadavg_start"):
             self.assertIn(k, env)
         self.assertEqual(doc["rules_measured"], 300)
+        hr = doc["topology_info"]["host_rules"]
+        self.assertEqual(hr["filter_rules"] + hr["nat_rules"], 300)
+        self.assertTrue(doc["prog_stats"])
         self.assertTrue(doc["offloads"])
         for snap in doc["offloads"].values():
             self.assertTrue(any(k.endswith(":eth0") for k in snap))
@@ -147,7 +164,9 @@ class Smoke(unittest.TestCase):
         for h in ("## Environment", "## Targets", "## Results",
                   "## Invalid and failed cells"):
             self.assertIn(h, md)
-        self.assertIn("| T1 |", md)
+        self.assertIn("| T2 |", md)
+        self.assertIn("the seeds' table", md)
+        self.assertIn("÷ tc-minimal", md)
 
     def test_cleaned_up(self):
         left = [ns for ns in os.listdir("/run/netns")

@@ -45,5 +45,52 @@ class Median(unittest.TestCase):
         self.assertIsNone(stats.better("lower", None, 1))
 
 
+class Paired(unittest.TestCase):
+    def test_quantile(self):
+        self.assertEqual(stats.quantile([1, 2, 3, 4, 5], 0.25), 2.0)
+        self.assertEqual(stats.quantile([1, 2, 3, 4], 0.5), 2.5)
+        self.assertEqual(stats.quantile([7], 0.75), 7)
+        self.assertIsNone(stats.quantile([], 0.5))
+
+    def test_interval_needs_six(self):
+        for n in (1, 3, 5):
+            lo, hi, cov = stats.median_ci(range(n))
+            self.assertIsNone(lo)
+            self.assertLess(cov, 0.95)
+        # 6-8 values: min-max (coverage 1 - 2^(1-n)); 9: 2nd to 8th.
+        self.assertEqual(stats.median_ci(range(7))[:2], (0, 6))
+        self.assertAlmostEqual(stats.median_ci(range(7))[2], 1 - 2 ** -6)
+        self.assertEqual(stats.median_ci(range(9))[:2], (1, 7))
+        self.assertEqual(stats.median_ci(range(20))[:2], (5, 14))
+
+    def test_paired_summary(self):
+        p = stats.paired([1.0, 0.9, 1.1, 0.95, 1.05, 1.02, 0.98])
+        self.assertEqual(p["n"], 7)
+        self.assertEqual(p["ratio"], 1.0)
+        self.assertEqual((p["min"], p["max"]), (0.9, 1.1))
+        self.assertAlmostEqual(p["q1"], 0.965)
+        self.assertEqual((p["ci_lo"], p["ci_hi"]), (0.9, 1.1))
+
+    def test_real_loss_of_five_percent_shows(self):
+        # Seven repeats where the path lost 5% with +-2% of noise.
+        loss = stats.paired([0.95, 0.93, 0.97, 0.94, 0.96, 0.95, 0.96])
+        self.assertEqual(stats.verdict(loss, ">=", 1.0), "MISSED")
+        # The same spread around 1.0 is noise, not a loss.
+        noise = stats.paired([1.0, 0.98, 1.02, 0.99, 1.01, 1.0, 1.01])
+        self.assertEqual(stats.verdict(noise, ">=", 1.0), "inconclusive")
+
+    def test_verdict_rules(self):
+        high = stats.paired([1.5, 1.4, 1.6, 1.45, 1.55, 1.5, 1.52])
+        self.assertEqual(stats.verdict(high, ">=", 1.3), "met")
+        self.assertEqual(stats.verdict(high, ">=", 2.0), "MISSED")
+        self.assertEqual(stats.verdict(high, "<=", 2.0), "met")
+        self.assertEqual(stats.verdict(high, "<=", 1.0), "MISSED")
+        self.assertEqual(stats.verdict(high, ">=", 1.5), "inconclusive")
+        # Three repeats never make a verdict, however clear they look.
+        three = stats.paired([0.5, 0.5, 0.5])
+        self.assertEqual(stats.verdict(three, ">=", 1.0), "n/a")
+        self.assertEqual(stats.verdict(None, ">=", 1.0), "n/a")
+
+
 if __name__ == "__main__":
     unittest.main()

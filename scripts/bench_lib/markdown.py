@@ -1,0 +1,269 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""report.md: a run's document, from its raw.json document and
+report.aggregate()'s groups."""
+
+from . import matrix, report, stats, tables, util
+
+# Report sections: (title, tests, extra figures shown).
+FAMILIES = [
+    ("TCP stream (iperf3)", ("tcp_stream",), ["retransmits"]),
+    ("UDP flood (iperf3 -u -b 0), frames received", ("udp",),
+     ["loss_pct"]),
+    ("Request/response, 64 B (sockperf ping-pong)", ("tcp_rr", "udp_rr"),
+     ["p99_us"]),
+    ("TCP connect/request/response, 64 B (xnb_crr)", ("tcp_crr",),
+     ["p50_us"]),
+    ("64 B forwarding (xnb_pktgen -> tap; from a veth port, and from a "
+     "tap port)", ("fwd64", "fwd64_tap"),
+     ["delivered_kpps", "switch_ns"]),
+]
+
+
+def _environment(doc, L):
+    env = doc["env"]
+    L.append("## Environment")
+    L.append("")
+    L.append("| item | value |")
+    L.append("|---|---|")
+    for k in ("kernel", "kernel_version", "cpu_model", "cpus", "hypervisor",
+              "memory", "iperf3", "sockperf", "iptables", "xdpnet", "git",
+              "vhost_net", "kvm", "clocksource"):
+        L.append("| %s | %s |" % (k, env.get(k)))
+    t = doc.get("topology_info", {})
+    L.append("| realistic host's iptables rules | %s asked, %s in the "
+             "filter and nat tables (measured), with `%s` |" % (
+                 doc["rules"], doc.get("rules_measured"),
+                 doc.get("iptables", "iptables")))
+    L.append("| BPF program statistics | %s |" % (
+        "on for the whole run (BPF_ENABLE_STATS): every program run pays "
+        "two clock reads" if t.get("prog_stats") else "off"))
+    L.append("| TC hook of xdpnet and tc-minimal | %s |" % t.get("tc_hook"))
+    if t.get("xdpnet_attach"):
+        L.append("| xdpnet attach | `xdpnet %s`%s |" % (
+            t["xdpnet_attach"], " (--bypass-filters asked for on the "
+            "command line)" if doc.get("bypass_filters") else ""))
+    L.append("| bridge | %s in %s, ageing %s cs, STP %s |" % (
+        t.get("bridge"), t.get("host_namespace"), t.get("ageing_time"),
+        t.get("stp")))
+    for port, p in sorted((t.get("ports") or {}).items()):
+        L.append("| port %s | %s |" % (port, ", ".join(
+            "%s=%s" % (k, v) for k, v in sorted(p.items()))))
+    L.append("")
+    hr = t.get("host_rules")
+    if hr:
+        L.append("**The realistic host** (paths bridge-nf, tc-minimal, "
+                 "xdpnet-*): br_netfilter on, and the iptables rules of a "
+                 "host running Docker and a kube-proxy-style service proxy "
+                 "next to its VMs (scripts/bench_lib/hostrules.py): %d "
+                 "Docker networks with %d published ports (DOCKER-USER, "
+                 "DOCKER-FORWARD, DOCKER-CT, DOCKER-ISOLATION-STAGE-1/2, "
+                 "DOCKER-BRIDGE, DOCKER; nat DNAT and MASQUERADE) and %d "
+                 "services without endpoints (KUBE-SERVICES, "
+                 "KUBE-EXTERNAL-SERVICES): %d filter and %d nat rules. None "
+                 "can match a frame between two VMs on the bridge: Docker's "
+                 "rules name Docker bridges in -i/-o, kube-proxy's match "
+                 "ClusterIPs (10.96.0.0/12) or local destinations, "
+                 "DOCKER-USER only returns. A VM-to-VM frame is still "
+                 "tested against %d rules (%d for a connection's first), "
+                 "and conntrack tracks it." % (
+                     hr["networks"], hr["published_ports"], hr["services"],
+                     hr["filter_rules"], hr["nat_rules"],
+                     hr["walk_established"], hr["walk_new"]))
+        if hr.get("kind") == "docker":
+            L.append("")
+            L.append("(`--host-rules docker`: no kube-proxy rules; their "
+                     "share is published ports in the DOCKER chain.)")
+        L.append("")
+    L.append("Offloads (ethtool -k, both ends) per setting, as measured "
+             "before its first cell:")
+    L.append("")
+    for sname, snap in (doc.get("offloads") or {}).items():
+        L.append("- `%s`: %s" % (sname, "; ".join(
+            "%s %s" % (dev, v if isinstance(v, str) else ",".join(
+                "%s=%s" % kv for kv in sorted(v.items())))
+            for dev, v in sorted(snap.items()))))
+    L.append("")
+    if doc.get("offloads_attached"):
+        L.append("The stand-ins' own offloads with xdpnet attached (a "
+                 "native XDP program on a veth port takes GSO/TSO away from "
+                 "its peer):")
+        L.append("")
+        for k, snap in doc["offloads_attached"].items():
+            L.append("- `%s`: %s" % (k, "; ".join(
+                "%s %s" % (dev, ",".join("%s=%s" % kv for kv in
+                                         sorted(v.items())))
+                for dev, v in sorted(snap.items()))))
+        L.append("")
+
+
+def _method(doc, L):
+    L.append("## Paths and method")
+    L.append("")
+    for p in doc["paths"]:
+        L.append("- **%s**: %s" % (p, matrix.PATHS[p]["label"].replace(
+            "N ", "%s " % doc["rules"])))
+    L.append("")
+    lvl = round(100 * stats.CI_LEVEL)
+    L.append(
+        "Paths are interleaved: for each setting, each repeat runs every "
+        "path in turn. Figures are medians of the valid repeats, [min–max] "
+        "across them. A ratio is the median of the per-repeat paired "
+        "ratios (the path over the reference in the same repeat), with "
+        "their min–max in parentheses; it is in **bold** when the %d%% "
+        "confidence interval of that median (order statistics: min–max "
+        "for 6-8 repeats, the 2nd lowest to 2nd highest for 9-11) excludes "
+        "1.0, i.e. when the difference is not noise. Fewer than 6 paired "
+        "repeats give no interval, so no bold and no verdict. A target is "
+        "met when its whole interval is on the good side of the "
+        "threshold, missed when all of it is on the bad side, and "
+        "inconclusive otherwise ('no cell below 1.0x': a cell counts as "
+        "below only when its whole interval is). This run: %d repeats." % (
+            lvl, doc["repeats"]))
+    L.append("")
+    L.append(
+        "An xdpnet cell where under %.0f%% of the test's frames took the "
+        "bypass is invalid and left out; for tc-minimal, the frames that "
+        "went through br_netfilter's FORWARD chain are the ones it did not "
+        "redirect. Host traffic (host→vm, vm→host, with the bridge's own "
+        "address as the host) takes the bridge by design. Program CPU per "
+        "frame (prog_ns) is the run time of the BPF programs on the test's "
+        "ports over the frames they saw (kernel run-time statistics, "
+        "run_time_ns / run_cnt), measured the same way for every BPF "
+        "path." % (100 * doc["threshold"]))
+    L.append("")
+
+
+def _results(doc, groups, plan_settings, L):
+    paths = doc["paths"]
+    L.append("## Results")
+    seeds = tables.seeds_table(groups, paths)
+    if seeds:
+        L.append("")
+        L.append("### TCP stream by direction (the seeds' table)")
+        L.append("")
+        L.append("Medians, Gbit/s; in parentheses the median paired ratio "
+                 "to the bridge. The host is the bridge's own address.")
+        L.append("")
+        L.append(seeds)
+    order = report._items_in_order(groups)
+    for title, tests, extra in FAMILIES:
+        rows = [r for r in order if r[3] in tests]
+        if not rows:
+            continue
+        L.append("")
+        L.append("### " + title)
+        L.append("")
+        metric = matrix.TESTS[tests[0]]["metric"]
+        L.append(tables.values_table(groups, paths, rows=rows))
+        L.append("")
+        rt = tables.ratio_table(groups, paths, plan_settings, rows=rows)
+        if rt:
+            L.append("Paired ratios of %s (%s):" % (
+                metric, "higher is better" if matrix.BETTER[metric] ==
+                "higher" else "lower is better"))
+            L.append("")
+            L.append(rt)
+            L.append("")
+        for m in extra:
+            mf = {t: m for t in tests}
+            L.append(tables.values_table(groups, paths, metric_for=mf,
+                                         rows=rows))
+            L.append("")
+        if "fwd64" in tests:
+            mf = {t: "delivered_kpps" for t in matrix.FWD_TESTS}
+            rt = tables.ratio_table(groups, paths, plan_settings,
+                                    metric_for=mf, rows=rows)
+            if rt:
+                L.append("Paired ratios of delivered_kpps:")
+                L.append("")
+                L.append(rt)
+                L.append("")
+    bpf = [p for p in paths if matrix.is_bpf(p)]
+    rows = [r for r in order if any(
+        groups.get(report.GroupKey(*r, path=p), {}).get("metrics", {})
+        .get("prog_ns") for p in bpf)]
+    if rows:
+        L.append("")
+        L.append("### BPF program CPU per frame")
+        L.append("")
+        L.append("ns per frame, all programs on the test's ports "
+                 "(run_time_ns / run_cnt):")
+        L.append("")
+        mf = {t: "prog_ns" for t in matrix.TESTS}
+        L.append(tables.values_table(groups, bpf, metric_for=mf, rows=rows))
+        L.append("")
+        rt = tables.ratio_table(groups, bpf, plan_settings, metric_for=mf,
+                                rows=rows)
+        if rt:
+            L.append("Paired ratios (lower is better):")
+            L.append("")
+            L.append(rt)
+            L.append("")
+
+
+def markdown(doc, groups, targets, made, plan_settings):
+    env = doc["env"]
+    L = []
+    L.append("# xdpnet benchmark: %s topology, %s profile" % (
+        doc["topology"], doc["profile"]))
+    L.append("")
+    if doc.get("vm_accel") == "tcg":
+        L.append("**TCG plumbing check.** The guests ran under QEMU's "
+                 "instruction emulator (no usable KVM here): every guest "
+                 "figure below measures the emulator, not the network "
+                 "path. No target is evaluated.")
+        L.append("")
+    if doc.get("vm_reasons"):
+        L.append("VM topology: " + "; ".join(doc["vm_reasons"]) + ".")
+        L.append("")
+    L.append("Run %s – %s (%s). Command: `%s`." % (
+        doc["started_at"], doc.get("finished_at", "?"),
+        util.fmt_secs(doc.get("elapsed_s", 0)), doc["command"]))
+    L.append("")
+    u = doc.get("cpu_usage") or {}
+    L.append("Machine: %s, %s CPUs, kernel %s; load average at start %s, "
+             "at end %s; during the run the machine was %.0f%% busy "
+             "(all processes, ours included) with %.1f%% steal." % (
+                 env["cpu_model"], env["cpus"], env["kernel"],
+                 env.get("loadavg_start"), doc.get("loadavg_end"),
+                 u.get("busy_pct", 0), u.get("steal_pct", 0)))
+    L.append("")
+    _environment(doc, L)
+    _method(doc, L)
+    L.append("## Targets")
+    L.append("")
+    for tid, s in tables.targets_summary(targets).items():
+        L.append("- **%s** %s: %d met, %d missed, %d inconclusive, %d "
+                 "without a verdict" % (tid, s["description"], s["met"],
+                                        s["missed"], s["inconclusive"],
+                                        s["na"]))
+    L.append("")
+    if targets:
+        L.append(tables.targets_table(targets))
+        L.append("")
+    _results(doc, groups, plan_settings, L)
+    bad = [r for r in doc["cells"] if r.get("validity") in ("invalid",
+                                                           "error")]
+    L.append("## Invalid and failed cells")
+    L.append("")
+    if not bad:
+        L.append("None.")
+    for r in bad:
+        L.append("- cell %d (%s, %s %s %s, %s, repeat %d): %s – %s" % (
+            r["cell"], matrix.setting_name(matrix.Setting(**r["setting"])),
+            r["test"], r["variant"], r["direction"], r["path"], r["rep"],
+            r["validity"], r.get("validity_reason", "")))
+    L.append("")
+    if made:
+        L.append("## Plots")
+        L.append("")
+        for fn, cap in made:
+            L.append("![%s](plots/%s)" % (cap, fn))
+            L.append("")
+    L.append("Raw data: `raw.json` (every cell, with the tools' own output, "
+             "xdpnet's counter deltas and the programs' run-time "
+             "statistics); `cells.csv` (one row per cell); `summary.csv` "
+             "(one row per group and figure, with every paired ratio, its "
+             "min–max and interval).")
+    L.append("")
+    return "\n".join(L)

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Helpers the scripts/bench tools (tests/tools/xnb_*.c) share. Each tool
+ * is one .c file; this header is all they have in common.
+ */
+#ifndef XNB_TOOL_H
+#define XNB_TOOL_H
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* One-line error "TOOL: message" on stderr, exit status 2. */
+static inline void __attribute__((noreturn, format(printf, 1, 2)))
+die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", program_invocation_short_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(2);
+}
+
+/* "02:00:00:00:00:01" -> 6 bytes. 0 or -1. */
+static inline int parse_mac(const char *s, unsigned char *mac)
+{
+	unsigned int b[6];
+	char tail;
+	int i;
+
+	if (sscanf(s, "%x:%x:%x:%x:%x:%x%c", &b[0], &b[1], &b[2], &b[3], &b[4],
+		   &b[5], &tail) != 6)
+		return -1;
+	for (i = 0; i < 6; i++) {
+		if (b[i] > 255)
+			return -1;
+		mac[i] = b[i];
+	}
+	return 0;
+}
+
+#endif
