@@ -25,13 +25,15 @@ BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUT)/%.bpf.o,$(BPF_SRCS))
 SKELS := $(patsubst bpf/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))
 
-LIB_SRCS := user/util.c user/nl.c user/format.c user/loader.c user/cli.c \
+LIB_SRCS := user/json.c user/filters.c user/filters_ipt.c user/filters_nft.c \
+	user/filters_live.c user/filters_print.c \
+	user/util.c user/nl.c user/format.c user/loader.c user/cli.c \
 	user/stats.c user/latency.c user/exporter.c
 LIB_OBJS := $(patsubst user/%.c,$(OUT)/%.o,$(LIB_SRCS))
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(wildcard tests/unit/test_*.c))
 BPF_TESTS := $(OUT)/tests/bpf_prog_test
-TOOLS := $(OUT)/tests/vnet_relay $(OUT)/tests/promlint
+TOOLS := $(OUT)/tests/vnet_relay $(OUT)/tests/promlint $(OUT)/tests/xn_filters
 # scripts/bench's tools (tests/tools/xnb_*).
 BENCH_TOOLS := $(OUT)/tests/xnb_pktgen $(OUT)/tests/xnb_tapsink \
 	$(OUT)/tests/xnb_crr
@@ -86,6 +88,10 @@ $(OUT)/tests/bpf_prog_test: tests/bpf/bpf_prog_test.c $(LIB_OBJS)
 $(OUT)/tests/vnet_relay: tests/tools/vnet_relay.c | $(OUT)
 	@echo "  CC       $@"
 	@$(CC) $(CFLAGS) $< -o $@ -lpthread
+
+$(OUT)/tests/xn_filters: tests/tools/xn_filters.c $(LIB_OBJS)
+	@echo "  CC       $@"
+	@$(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(PKG_LIBS)
 
 $(OUT)/tests/promlint: tests/tools/promlint.c tests/unit/promlint.h | $(OUT)
 	@echo "  CC       $@"
