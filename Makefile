@@ -25,7 +25,7 @@ BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUT)/%.bpf.o,$(BPF_SRCS))
 SKELS := $(patsubst bpf/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))
 
-LIB_SRCS := user/json.c user/filters.c user/filters_ipt.c user/filters_nft.c \
+LIB_SRCS := user/json.c user/filters.c user/filters_model.c user/filters_ipt.c user/filters_nft.c \
 	user/filters_live.c user/filters_print.c \
 	user/util.c user/nl.c user/format.c user/loader.c user/cli.c \
 	user/stats.c user/latency.c user/exporter.c

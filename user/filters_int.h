@@ -8,7 +8,9 @@
 #ifndef XN_FILTERS_INT_H
 #define XN_FILTERS_INT_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "filters.h"
 
 #define XF_MAX_PORTS 256
@@ -17,6 +19,39 @@
 struct xf_pset {
 	uint64_t w[XF_MAX_PORTS / 64];
 };
+
+static inline void pset_set(struct xf_pset *p, int i)
+{
+	p->w[i / 64] |= 1ULL << (i % 64);
+}
+
+static inline int pset_has(const struct xf_pset *p, int i)
+{
+	return !!(p->w[i / 64] & (1ULL << (i % 64)));
+}
+
+static inline void pset_and(struct xf_pset *a, const struct xf_pset *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < XF_MAX_PORTS / 64; i++)
+		a->w[i] &= b->w[i];
+}
+
+static inline int pset_empty(const struct xf_pset *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < XF_MAX_PORTS / 64; i++)
+		if (p->w[i])
+			return 0;
+	return 1;
+}
+
+static inline int pset_eq(const struct xf_pset *a, const struct xf_pset *b)
+{
+	return !memcmp(a, b, sizeof(*a));
+}
 
 /* What a rule's match can do for a unicast frame forwarded by the bridge
  * from one of its ports (in) to another (out). */
@@ -102,7 +137,10 @@ struct xf_set {
 	char err[256]; /* a parse error: the result is unknown */
 };
 
-/* filters.c: building conditions and chains. */
+/* filters_model.c: building conditions and chains. */
+int xf_ctx_init(struct xf_ctx *x, const struct xn_filt_input *in, char *err,
+		size_t errlen);
+void xf_set_free(struct xf_set *s);
 void xf_cond_init(const struct xf_ctx *x, struct xf_cond *c);
 enum xf_devkind { XF_DEV_IN, XF_DEV_OUT, XF_DEV_BRIDGE };
 /* A device match: pattern is an ifname, "+" (iptables) or "*" (nft)

@@ -261,7 +261,7 @@ static int set_target(struct sv *v, struct xf_rule *r, int go, char **argv,
 			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
 				 "%s%s", i ? " " : "", argv[i]);
 		free(r->effect);
-		r->effect = xf_printf("-j %s:", buf);
+		r->effect = xf_printf("-j %s", buf);
 		if (!r->effect)
 			return -1;
 		/* NAT targets end the nat chain */

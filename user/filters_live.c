@@ -273,9 +273,16 @@ static int read_ports(struct xn_filt_live *L, const char *bridge)
 
 int xn_filt_read_live(const char *bridge, struct xn_filt_live *L)
 {
+	unsigned int idx;
+
 	memset(L, 0, sizeof(*L));
-	if (strchr(bridge, '/') || read_ports(L, bridge))
+	if (strchr(bridge, '/') || !(idx = if_nametoindex(bridge)) ||
+	    read_ports(L, bridge))
 		return -1;
+	/* /sys is the namespace's only where it was mounted for it (ip netns
+	 * exec does; a bare nsenter --net does not) */
+	if (read_int("/sys/class/net/%s/ifindex", bridge) != (int)idx)
+		note(L, "%s", "/sys shows another network namespace");
 	L->in.bridge = bridge;
 	L->in.texts = L->texts;
 	L->in.vm_nets = L->nets;

@@ -321,7 +321,7 @@ static int parse_rule(struct nv *v, const struct xn_json *o, const char *head,
 			if (!set || set->type != XN_JARR) {
 				c.maybe = 1;
 				if (!effect)
-					effect = xf_strdup("a verdict map:");
+					effect = xf_strdup("a verdict map");
 				break;
 			}
 			for (j = 0; j < set->n; j++) {
@@ -368,7 +368,7 @@ static int parse_rule(struct nv *v, const struct xn_json *o, const char *head,
 				   strcmp(e->keys[0], "limit") &&
 				   strcmp(e->keys[0], "quota"))) {
 			if (!effect)
-				effect = xf_printf("%s:", e->keys[0]);
+				effect = xf_printf("statement %s", e->keys[0]);
 			if (!strcmp(e->keys[0], "snat") ||
 			    !strcmp(e->keys[0], "dnat") ||
 			    !strcmp(e->keys[0], "masquerade") ||
