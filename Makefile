@@ -129,6 +129,7 @@ check-bpf: $(BPF_TESTS)
 
 check-integration: all
 	tests/integration/run.sh
+	tests/integration/filters.sh
 
 # Real guests (root): QEMU VMs on taps through xdpnet (tests/vm/run.sh).
 # Installs QEMU (tests/vm/deps.sh) and caches a guest kernel and busybox in

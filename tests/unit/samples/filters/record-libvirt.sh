@@ -1,8 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Records the rule sets libvirtd (Debian 12: libvirt 9.0, iptables 1.8.9 nft
-# backend, ebtables-nft) installs for its default NAT network and for a
-# clean-traffic nwfilter binding on a tap, into the files beside this script.
+# backend, ebtables-nft) installs for its default NAT network
+# (libvirt-default.*), a clean-traffic nwfilter binding on tap vnet0
+# (libvirt-clean-traffic.*), and that plus a filter with TCP rules on vnet1,
+# which libvirt writes as iptables physdev rules (libvirt-nwfilter-ipt.*),
+# into the files beside this script.
 # libvirtd runs inside a throwaway network namespace with private tmpfs over
 # its state directories, so the host's firewall and libvirt are untouched.
 # Needs root and libvirt-daemon-system, dnsmasq-base, nftables installed
@@ -29,6 +32,22 @@ cat >"$T/binding.xml" <<'XML'
   </filterref>
 </filterbinding>
 XML
+cat >"$T/xnf-web.xml" <<'XML'
+<filter name='xnf-web' chain='root'>
+  <filterref filter='clean-traffic'/>
+  <rule action='accept' direction='in' priority='500'>
+    <tcp dstportstart='80'/>
+  </rule>
+  <rule action='accept' direction='out' priority='500'>
+    <all/>
+  </rule>
+  <rule action='drop' direction='in' priority='1000'>
+    <all/>
+  </rule>
+</filter>
+XML
+sed -e 's/vnet0/vnet1/' -e 's/12:34:56/12:34:57/' -e 's/122.10/122.11/' \
+	-e "s/'clean-traffic'/'xnf-web'/" "$T/binding.xml" >"$T/binding1.xml"
 ip netns exec "$NS" unshare -m --propagation private bash -eu -c '
 T=$1 HERE=$2
 for d in /run/libvirt /var/lib/libvirt /var/cache/libvirt /var/log/libvirt; do
@@ -54,9 +73,18 @@ ip tuntap add dev vnet0 mode tap
 ip link set vnet0 master virbr0 up
 virsh -q nwfilter-binding-create $T/binding.xml
 dump libvirt-clean-traffic
+# A filter with protocol rules, which libvirt puts in iptables (physdev).
+virsh -q nwfilter-define $T/xnf-web.xml
+ip tuntap add dev vnet1 mode tap
+ip link set vnet1 master virbr0 up
+virsh -q nwfilter-binding-create $T/binding1.xml
+dump libvirt-nwfilter-ipt
+virsh -q nwfilter-binding-delete vnet1
 virsh -q nwfilter-binding-delete vnet0
+ip link del vnet1
 ip link del vnet0
 ' _ "$T" "$HERE" || { cat "$T/libvirtd.log" >&2; exit 1; }
 # Counters and timestamps make diffs noisy: strip the timestamps.
-sed -i 's/ on [A-Z][a-z][a-z] [A-Z][a-z][a-z] .*$//' "$HERE"/libvirt-*.iptables "$HERE"/libvirt-*.ip6tables "$HERE"/libvirt-*.ebtables
+sed -i 's/ on [A-Z][a-z][a-z] [A-Z][a-z][a-z] .*$//' "$HERE"/libvirt-*.iptables "$HERE"/libvirt-*.ip6tables \
+	"$HERE"/libvirt-*.ebtables
 echo "recorded: $(ls "$HERE"/libvirt-*)"
