@@ -291,6 +291,58 @@ static const char *const effects[] = {
 	NULL
 };
 
+/* A verdict map: one rule per element (key == element, verdict); a side
+ * effect before it gets a rule of its own. Takes effect. */
+static int vmap(struct nv *v, struct xf_chain *ch, const struct xf_cond *c,
+		const struct xn_json *vm, const char *head, char *effect)
+{
+	const struct xn_json *set = xn_json_get(xn_json_get(vm, "data"), "set");
+	size_t l = strlen(v->text);
+	struct xf_rule *r;
+	int j;
+
+	if (effect) {
+		r = new_rule(v, ch, c, head);
+		if (!r) {
+			free(effect);
+			return -1;
+		}
+		r->effect = effect;
+	}
+	if (!set || set->type != XN_JARR) { /* a named map: may do anything */
+		r = new_rule(v, ch, c, head);
+		if (!r)
+			return -1;
+		r->c.maybe = 1;
+		r->effect = xf_strdup("a verdict map");
+		return r->effect ? 0 : -1;
+	}
+	for (j = 0; j < set->n; j++) {
+		const struct xn_json *el = set->items[j];
+		const char *keys[2] = { "left", "right" };
+		struct xn_json *items[2];
+		struct xn_json m = { .type = XN_JOBJ, .n = 2 };
+		struct xf_cond ec = *c;
+
+		if (el->type != XN_JARR || el->n != 2 ||
+		    el->items[1]->type != XN_JOBJ || el->items[1]->n != 1)
+			return -1;
+		items[0] = (struct xn_json *)xn_json_get(vm, "key");
+		items[1] = el->items[0];
+		m.keys = (char **)keys;
+		m.items = items;
+		v->text[l] = 0;
+		match(v, &ec, &m);
+		cat(v->text, sizeof(v->text), ": %s ", el->items[1]->keys[0]);
+		render(v->text, sizeof(v->text),
+		       xn_json_get(el->items[1]->items[0], "target"));
+		r = new_rule(v, ch, &ec, head);
+		if (!r || verdict(el->items[1], r))
+			return -1;
+	}
+	return 0;
+}
+
 static int parse_rule(struct nv *v, const struct xn_json *o, const char *head,
 		      struct xf_chain *ch)
 {
@@ -306,47 +358,16 @@ static int parse_rule(struct nv *v, const struct xn_json *o, const char *head,
 		return -1;
 	for (i = 0; i < ex->n; i++) {
 		e = ex->items[i];
-		if (e->type != XN_JOBJ || e->n != 1)
+		if (e->type != XN_JOBJ || e->n != 1) {
+			free(effect);
 			return -1;
+		}
 		if (!strcmp(e->keys[0], "match")) {
 			match(v, &c, e->items[0]);
 			continue;
 		}
-		if ((vm = xn_json_get(e, "vmap"))) {
-			/* one rule per element: key == element, verdict */
-			const struct xn_json *d = xn_json_get(vm, "data");
-			const struct xn_json *set = xn_json_get(d, "set");
-			size_t l = strlen(v->text);
-
-			if (!set || set->type != XN_JARR) {
-				c.maybe = 1;
-				if (!effect)
-					effect = xf_strdup("a verdict map");
-				break;
-			}
-			for (j = 0; j < set->n; j++) {
-				const struct xn_json *el = set->items[j];
-				struct xf_cond ec = c;
-				struct xn_json m = { .type = XN_JOBJ };
-				const char *keys[2] = { "left", "right" };
-				struct xn_json *items[2];
-
-				if (el->type != XN_JARR || el->n != 2)
-					return -1;
-				items[0] = (struct xn_json *)xn_json_get(vm,
-									 "key");
-				items[1] = el->items[0];
-				m.n = 2;
-				m.keys = (char **)keys;
-				m.items = items;
-				v->text[l] = 0;
-				match(v, &ec, &m);
-				r = new_rule(v, ch, &ec, head);
-				if (!r || verdict(el->items[1], r))
-					return -1;
-			}
-			return 0;
-		}
+		if ((vm = xn_json_get(e, "vmap")))
+			return vmap(v, ch, &c, vm, head, effect);
 		if (is_verdict(e)) {
 			cat(v->text, sizeof(v->text), "%s ", e->keys[0]);
 			render(v->text, sizeof(v->text),
