@@ -41,7 +41,7 @@ for n in "$SW" "$A" "$B"; do ip netns add "$n" && ip -n "$n" link set lo up; don
 sw ip link add $BR type bridge
 sw ip link set $BR up
 sw ip addr add 10.99.0.1/24 dev $BR
-sw ip link add xnfo0 type dummy # another device, not a port
+sw ip link add xnfo0 type veth peer name xnfo1 # not a port
 for p in a b; do
 	ns=$A; [ $p = b ] && ns=$B
 	sw ip link add xnfp$p type veth peer name eth0 netns "$ns"
@@ -122,8 +122,8 @@ case_ "ebtables broadcast-only rule" clean "-" pass \
 	sw ebtables -A FORWARD -d Broadcast -j DROP
 nft_bridge() {
 	sw nft add table bridge xnf &&
-	sw nft add chain bridge xnf fwd '{ type filter hook forward priority 0; }' &&
-	sw nft add rule bridge xnf fwd "$@"
+	sw nft add chain bridge xnf xfwd '{ type filter hook forward priority 0; }' &&
+	sw nft add rule bridge xnf xfwd "$@"
 }
 case_ "nft bridge family rule" match "-" drop nft_bridge ip protocol icmp drop
 case_ "nft bridge family counter only" clean "-" pass nft_bridge counter
@@ -131,8 +131,8 @@ case_ "nft bridge family rule on a port" ports "xnfpa" drop \
 	nft_bridge iifname xnfpa ip protocol icmp drop
 nft_ingress() {
 	sw nft add table netdev xnf &&
-	sw nft add chain netdev xnf in "{ type filter hook ingress device xnfpb priority 0; }" &&
-	sw nft add rule netdev xnf in ip protocol icmp drop
+	sw nft add chain netdev xnf xin "{ type filter hook ingress device xnfpb priority 0; }" &&
+	sw nft add rule netdev xnf xin ip protocol icmp drop
 }
 case_ "nft netdev ingress chain on a port" ports "xnfpb" - nft_ingress
 

@@ -16,7 +16,7 @@ fresh() {
 	ip netns add "$NS"
 	in_ns ip link add virbr0 type bridge
 	for p in vnet0 vnet1 vnet2 vnet3; do
-		in_ns ip link add $p type dummy
+		in_ns ip link add $p type veth peer name x$p
 		in_ns ip link set $p master virbr0
 	done
 }
