@@ -223,7 +223,8 @@ static void walk_base(struct walk *w, struct xf_chain *ch)
 		for (j = 0; j < ch->ndevices; j++)
 			if (!strcmp(ch->devices[j], w->x->in->ports[i].name))
 				break;
-		if (j == ch->ndevices)
+		/* no device known (nft -j before 1.0.7): maybe any port */
+		if (ch->ndevices && j == ch->ndevices)
 			continue;
 		memset(&c, 0, sizeof(c));
 		c.in = c.out = w->x->all;
@@ -305,17 +306,22 @@ int xn_filt_analyse(const struct xn_filt_input *in, struct xn_filt_report *r)
 		unknown(r, s.err);
 		return 0;
 	}
-	/* Save formats first: they say which nft tables they print. */
-	for (pass = 0; pass < 2; pass++) {
+	/* Save formats first: they say which nft tables they print; nft's
+	 * text only adds devices to chains from its JSON. */
+	for (pass = 0; pass < 3; pass++) {
 		for (i = 0; i < in->ntexts; i++) {
 			const struct xn_filt_text *t = &in->texts[i];
 			int rc;
 
-			if ((t->src == XN_FILT_NFT) != pass || !t->text)
+			if (!t->text || pass != (t->src == XN_FILT_NFT_TEXT ? 2
+						 : t->src == XN_FILT_NFT    ? 1
+									 : 0))
 				continue;
 			s.err[0] = 0;
-			rc = pass ? xf_parse_nft(&x, &s, t->text)
-				  : xf_parse_save(&x, &s, t->src, t->text);
+			rc = pass == 2 ? xf_nft_text_devices(&s, t->text)
+			     : pass == 1
+				     ? xf_parse_nft(&x, &s, t->text)
+				     : xf_parse_save(&x, &s, t->src, t->text);
 			if (rc)
 				unknown(r, s.err[0] ? s.err : "out of memory");
 		}

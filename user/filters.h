@@ -23,6 +23,9 @@ enum xn_filt_src {
 	XN_FILT_EBT,  /* ebtables-save */
 	XN_FILT_ARPT, /* arptables-save */
 	XN_FILT_NFT,  /* nft -j list ruleset */
+	/* nft list ruleset (text): only the devices of ingress/egress chains,
+	 * which nft before 1.0.7 leaves out of its JSON */
+	XN_FILT_NFT_TEXT,
 };
 
 struct xn_filt_text {

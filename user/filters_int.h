@@ -173,5 +173,7 @@ int xf_parse_save(const struct xf_ctx *x, struct xf_set *s,
 		  enum xn_filt_src src, const char *text);
 /* filters_nft.c: nft -j list ruleset. */
 int xf_parse_nft(const struct xf_ctx *x, struct xf_set *s, const char *text);
+/* filters_nft.c: the devices of ingress/egress chains from nft's text. */
+int xf_nft_text_devices(struct xf_set *s, const char *text);
 
 #endif

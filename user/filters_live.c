@@ -107,14 +107,20 @@ static void tool(struct xn_filt_live *L, enum xn_filt_src src, const char *name,
 		 int json)
 {
 	char path[512], *out;
-	char *argv[] = { path, json ? "-j" : NULL, "list", "ruleset", NULL };
-	int st, i = L->in.ntexts;
+	char *argv[5] = { path, NULL };
+	int st, k = 1, i = L->in.ntexts;
 
 	if (i >= NTEXTS)
 		return;
 	if (find_tool(name, path, sizeof(path))) {
 		note(L, "%s not found", name);
 		return;
+	}
+	if (!strcmp(name, "nft")) {
+		if (json)
+			argv[k++] = "-j";
+		argv[k++] = "list";
+		argv[k++] = "ruleset";
 	}
 	out = run(argv, &st);
 	if (!out || !WIFEXITED(st) || WEXITSTATUS(st)) {
@@ -302,6 +308,11 @@ int xn_filt_read_live(const char *bridge, struct xn_filt_live *L)
 		save_tools(L, XN_FILT_ARPT, "arptables",
 			   "/proc/net/arp_tables_names");
 	tool(L, XN_FILT_NFT, "nft", 1);
+	/* nft -j before 1.0.7 leaves out the devices of ingress chains */
+	if (L->in.ntexts && L->texts[L->in.ntexts - 1].src == XN_FILT_NFT &&
+	    (strstr(L->texts[L->in.ntexts - 1].text, "\"ingress\"") ||
+	     strstr(L->texts[L->in.ntexts - 1].text, "\"egress\"")))
+		tool(L, XN_FILT_NFT_TEXT, "nft", 0);
 	return 0;
 }
 

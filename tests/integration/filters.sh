@@ -134,7 +134,7 @@ nft_ingress() {
 	sw nft add chain netdev xnf xin "{ type filter hook ingress device xnfpb priority 0; }" &&
 	sw nft add rule netdev xnf xin ip protocol icmp drop
 }
-case_ "nft netdev ingress chain on a port" ports "xnfpb" - nft_ingress
+case_ "nft netdev ingress chain on a port" ports "xnfpb" drop nft_ingress
 
 # A tool that fails: unknown, quietly, and named.
 flush

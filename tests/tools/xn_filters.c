@@ -4,7 +4,8 @@
  * (the CLI's status/attach will use the module itself).
  *   xn_filters [--json] BRIDGE            the live system (this netns)
  *   xn_filters [--json] --ports P1,P2 [--nets "NETS"] [--call 4,6,arp]
- *              [--ipt F] [--ip6t F] [--ebt F] [--arpt F] [--nft F] BRIDGE
+ *              [--ipt F] [--ip6t F] [--ebt F] [--arpt F] [--nft F]
+ *              [--nft-text F] BRIDGE
  *                                         recorded rule sets (files)
  * Exit: 0 printed, 1 failed, 2 usage, 3 no such bridge.
  */
