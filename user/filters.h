@@ -58,8 +58,7 @@ struct xn_filt_input {
 
 enum xn_filt_verdict {
 	XN_FILT_CLEAN, /* nothing the bypass would skip */
-	XN_FILT_PORTS, /* only per-port filters: those ports stay on the bridge
-			*/
+	XN_FILT_PORTS, /* only per-port filters: keep those ports on the bridge */
 	XN_FILT_MATCH, /* rules that can match frames between two ports */
 	XN_FILT_UNKNOWN, /* a rule set could not be read or parsed */
 };
@@ -73,7 +72,7 @@ struct xn_filt_port {
 
 struct xn_filt_rule {
 	char *text; /* "iptables filter: -A FORWARD ... -j DROP" */
-	char *why;  /* "drops; -i virbr0 is the bridge (br_netfilter)" */
+	char *why;  /* "drops; matches all frames ...; reached from ..." */
 };
 
 struct xn_filt_report {
