@@ -57,9 +57,9 @@ struct xn_filt_input {
 };
 
 enum xn_filt_verdict {
-	XN_FILT_CLEAN, /* nothing the bypass would skip */
-	XN_FILT_PORTS, /* only per-port filters: keep those ports off */
-	XN_FILT_MATCH, /* rules that can match frames between two ports */
+	XN_FILT_CLEAN,	 /* nothing the bypass would skip */
+	XN_FILT_PORTS,	 /* only per-port filters: keep those ports off */
+	XN_FILT_MATCH,	 /* rules that can match frames between two ports */
 	XN_FILT_UNKNOWN, /* a rule set could not be read or parsed */
 };
 
