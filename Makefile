@@ -29,6 +29,8 @@ BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUT)/%.bpf.o,$(BPF_SRCS))
 SKELS := $(patsubst bpf/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))
 
 LIB_SRCS := user/util.c user/nl.c user/format.c user/cli.c user/lock.c \
+	user/json.c user/filters.c user/filters_model.c user/filters_ipt.c \
+	user/filters_nft.c user/filters_live.c user/filters_print.c \
 	user/pins.c user/hooks.c user/reconcile.c user/policy.c \
 	user/follower.c user/daemon.c user/cmd_attach.c user/cmd_detach.c \
 	user/cmd_status.c user/cmd_fdb.c user/stats.c user/latency.c \
@@ -37,7 +39,7 @@ LIB_OBJS := $(patsubst user/%.c,$(OUT)/%.o,$(LIB_SRCS))
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(wildcard tests/unit/test_*.c))
 BPF_TESTS := $(OUT)/tests/bpf_prog_test
-TOOLS := $(OUT)/tests/vnet_relay $(OUT)/tests/promlint
+TOOLS := $(OUT)/tests/vnet_relay $(OUT)/tests/promlint $(OUT)/tests/xn_filters
 # scripts/bench's tools (tests/tools/xnb_*).
 BENCH_TOOLS := $(OUT)/tests/xnb_pktgen $(OUT)/tests/xnb_tapsink \
 	$(OUT)/tests/xnb_crr $(OUT)/tests/xnb_minimal
@@ -93,6 +95,10 @@ $(OUT)/tests/vnet_relay: tests/tools/vnet_relay.c | $(OUT)
 	@echo "  CC       $@"
 	@$(CC) $(CFLAGS) $< -o $@ -lpthread
 
+$(OUT)/tests/xn_filters: tests/tools/xn_filters.c $(LIB_OBJS)
+	@echo "  CC       $@"
+	@$(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(PKG_LIBS)
+
 $(OUT)/tests/promlint: tests/tools/promlint.c tests/unit/promlint.h | $(OUT)
 	@echo "  CC       $@"
 	@$(CC) $(CFLAGS) $< -o $@ -lm
@@ -134,6 +140,7 @@ check-bpf: $(BPF_TESTS)
 
 check-integration: all
 	tests/integration/run.sh
+	tests/integration/filters.sh
 
 # Real guests (root): QEMU VMs on taps through xdpnet (tests/vm/run.sh).
 # Installs QEMU (tests/vm/deps.sh) and caches a guest kernel and busybox in

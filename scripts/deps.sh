@@ -6,7 +6,7 @@ set -eu
 
 PKGS="make gcc clang llvm pkg-config libbpf-dev libxdp-dev libnl-3-dev
 libnl-route-3-dev libmicrohttpd-dev bpftool libcmocka-dev iproute2 iputils-ping ethtool
-iptables jq curl python3 iperf3 procps util-linux sockperf python3-matplotlib"
+iptables nftables jq curl python3 iperf3 procps util-linux sockperf python3-matplotlib"
 [ $# -gt 0 ] && PKGS="$*"
 
 missing=""
