@@ -114,6 +114,15 @@ enum xdpnet_hold {
 			       MST, or filters between ports */
 };
 
+/* Why a bridge bypasses nothing (xdpnet_cfg.hold; user space's record). */
+enum xdpnet_bridge_hold {
+	XDPNET_BHOLD_NONE,
+	XDPNET_BHOLD_HUB,     /* ageing_time 0: the bridge floods everything */
+	XDPNET_BHOLD_MST,     /* per-VLAN port states (MST) */
+	XDPNET_BHOLD_FILTERS, /* filters apply between ports */
+	XDPNET_BHOLD_UNKNOWN, /* the host's filters could not be read */
+};
+
 enum xdpnet_hook {
 	XDPNET_HOOK_TCX = 1,	/* tcx link */
 	XDPNET_HOOK_CLSACT = 2, /* clsact qdisc filter (kernels before tcx) */
@@ -147,8 +156,8 @@ struct xdpnet_cfg {
 	__u32 refresh_j; /* bridge FDB keep-alive interval, jiffies */
 	__u32 hz;	 /* jiffies per second (measured by user space) */
 	__u32 lat_on;	 /* latency probe on: mark frames for it */
-	__u32 pad;
-	__u64 br_addr; /* live datapath: the bridge's address, once checked */
+	__u32 hold;	 /* bypass 0: why (enum xdpnet_bridge_hold) */
+	__u64 br_addr;	 /* live datapath: the bridge's address, once checked */
 };
 
 enum xdpnet_mode {

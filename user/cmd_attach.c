@@ -101,18 +101,27 @@ static int attach_locked(const struct xn_opts *o, struct xn_link *br,
 			 struct xn_load *ld, struct xn_sync *r)
 {
 	struct xn_policy pol = {};
+	int err, fresh, bypass, no_follow;
 	struct xn_state s;
-	int err, fresh;
 
 	fresh = existing_state(&s, br);
 	if (fresh < 0 || fresh > 1)
 		return fresh;
-	err = xn_policy_read(br, o->bypass_filters, &pol);
+	/* Options of an earlier attach stay (the libvirt hook runs a plain
+	 * "xdpnet attach"); detach resets them. */
+	bypass = o->bypass_filters || (!fresh && s.meta.bypass_filters);
+	no_follow = o->no_follow || (!fresh && s.meta.no_follow && !o->follow);
+	err = xn_policy_read(br, bypass, &pol);
+	if (!err)
+		err = xn_policy_refuse(&pol, br->name);
 	if (err) {
 		if (!fresh)
 			xn_state_close(&s);
+		xn_policy_free(&pol);
 		return err;
 	}
+	if (pol.nfiltered)
+		xn_info("xdpnet: %s", xn_policy_summary(&pol));
 	if (fresh || strcmp(s.meta.build, xn_build_id())) {
 		/* A follower of another build must not touch the new
 		 * layout: it stops, and a new one starts below. */
@@ -133,8 +142,8 @@ static int attach_locked(const struct xn_opts *o, struct xn_link *br,
 		s.meta.mode = o->mode;
 	else if (!s.meta.mode)
 		s.meta.mode = XDPNET_MODE_TC;
-	s.meta.no_follow = o->no_follow;
-	s.meta.bypass_filters = o->bypass_filters;
+	s.meta.no_follow = no_follow;
+	s.meta.bypass_filters = bypass;
 	err = xn_meta_write(&s);
 	if (!err)
 		err = xn_reconcile(&s, br, &pol, r, 0);
@@ -157,6 +166,7 @@ static int attach_locked(const struct xn_opts *o, struct xn_link *br,
 	/* Done: this build owns the state now. */
 	snprintf(s.meta.build, sizeof(s.meta.build), "%s", xn_build_id());
 	ld->live = s.meta.live;
+	ld->no_follow = s.meta.no_follow;
 	ld->mode = s.meta.mode;
 	ld->fdb_trace = s.meta.fdb_trace;
 	err = xn_meta_write(&s) ? XN_ERR : 0;
@@ -195,17 +205,17 @@ int xn_attach(const struct xn_opts *o)
 		ld.fresh      ? "attached to"
 		: ld.upgraded ? "upgraded"
 			      : "synced",
-		br.name, xn_mode_name(ld.mode),
-		ld.live ? "live" : "portable",
+		br.name, xn_mode_name(ld.mode), ld.live ? "live" : "portable",
 		ld.fdb_trace ? "in the kernel" : "by the follower", r.total,
 		r.total == 1 ? "" : "s", r.held, r.added, r.removed, r.changed);
 	if (o->follow)
 		return xn_follow_run(br.name, &br);
-	if (o->no_follow) {
+	if (ld.no_follow) {
 		if (xn_follower_stop(br.name))
 			return XN_ERR;
-		xn_info("xdpnet: no follower (--no-follow): bridge changes are "
-			"not followed until 'xdpnet attach %s'",
+		xn_info("xdpnet: no follower (--no-follow): bridge changes only "
+			"user space sees are not followed until 'xdpnet attach "
+			"%s'",
 			br.name);
 		return XN_OK;
 	}

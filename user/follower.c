@@ -13,6 +13,13 @@
  * the datapath from another build (an upgrade). When the bridge is
  * deleted it removes every hook and pin, and exits.
  *
+ * The host's filters (user/policy.c) are read again whenever nftables
+ * changes (iptables-nft and ebtables-nft included: NFNLGRP_NFTABLES),
+ * before a port joins the datapath (libvirt instantiates a VM's nwfilter
+ * around the time its tap joins the bridge), on SIGHUP and with the
+ * backstop; legacy iptables changes raise no event and are seen by the
+ * backstop.
+ *
  * Logs one line per change on stdout, line-buffered (journald or the log
  * file sees each line as it happens).
  */
@@ -24,7 +31,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/socket.h>
 #include <linux/if_bridge.h>
+#include <linux/netlink.h>
+#include <linux/netfilter/nfnetlink.h>
 #include <linux/rtnetlink.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -51,9 +61,11 @@ static void on_signal(int sig)
 
 struct batch {
 	__u32 bridge;
-	int full; /* reconcile everything */
-	int gone; /* the bridge was deleted */
-	int n;	  /* links to reconcile */
+	int port_idx; /* the datapath's ifindex -> slot map */
+	int newcomer; /* a port of the bridge not carried yet */
+	int full;     /* reconcile everything */
+	int gone;     /* the bridge was deleted */
+	int n;	      /* links to reconcile */
 	__u32 link[XN_MAX_BATCH];
 	int nfdb;
 	int fdb_budget; /* entries the in-kernel mirror missed: ask for */
@@ -104,6 +116,13 @@ static int on_event(const struct nlmsghdr *nlh, void *arg)
 		     (l.master == b->bridge || !l.master)) ||
 		    ifi->ifi_family == AF_BRIDGE)
 			batch_link(b, ifi->ifi_index);
+		if (nlh->nlmsg_type == RTM_NEWLINK &&
+		    xn_parse_link(nlh, &l) == 0 && l.master == b->bridge) {
+			__u32 slot;
+
+			if (bpf_map_lookup_elem(b->port_idx, &l.ifindex, &slot))
+				b->newcomer = 1;
+		}
 		return 0;
 	case RTM_NEWNEIGH:
 	case RTM_DELNEIGH:
@@ -141,6 +160,51 @@ static __u64 fdb_full_count(struct xn_state *s)
 			sum += v[c];
 	free(v);
 	return sum;
+}
+
+/* nftables change notifications: an fd to poll, or -1. */
+static int nft_events_open(void)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK,
+				  .nl_groups = 1U << (NFNLGRP_NFTABLES - 1) };
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK,
+			NETLINK_NETFILTER);
+
+	if (fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+static int nft_events_drain(int fd)
+{
+	char buf[8192];
+	int any = 0;
+
+	while (fd >= 0 && recv(fd, buf, sizeof(buf), MSG_DONTWAIT) != -1)
+		any = 1;
+	return any || (fd >= 0 && errno == ENOBUFS);
+}
+
+/* Read the host's filters again; 1 when what they hold changed. */
+static int policy_refresh(struct xn_state *s, const struct xn_link *br,
+			  struct xn_policy *pol)
+{
+	struct xn_policy np;
+
+	if (xn_policy_read(br, s->meta.bypass_filters, &np))
+		return 0;
+	if (!xn_policy_differs(pol, &np)) {
+		xn_policy_free(&np);
+		return 0;
+	}
+	xn_policy_free(pol);
+	*pol = np;
+	xn_info("xdpnet: %s: filters: %s", br->name,
+		xn_policy_summary(pol)[0] ? xn_policy_summary(pol)
+					  : "none apply");
+	return 1;
 }
 
 static double mono(void)
@@ -250,7 +314,7 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 	struct batch *b;
 	double next_backstop, next_fdb_check = 0;
 	__u64 full_seen = 0;
-	int fd, lk, flk, err = 0;
+	int fd, nfd, lk, flk, err = 0;
 	pid_t other;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -272,11 +336,14 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 		close(flk);
 		return XN_ERR;
 	}
+	nfd = nft_events_open();
 	b = calloc(1, sizeof(*b));
 	lk = b ? xn_lock(bridge, 30) : -1;
 	if (lk < 0) {
 		free(b);
 		close(fd);
+		if (nfd >= 0)
+			close(nfd);
 		close(flk);
 		return XN_ERR;
 	}
@@ -286,6 +353,8 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 		xn_policy_free(&pol);
 		free(b);
 		close(fd);
+		if (nfd >= 0)
+			close(nfd);
 		close(flk);
 		return err;
 	}
@@ -298,14 +367,18 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 	next_backstop = mono() + XN_BACKSTOP_S;
 	full_seen = fdb_full_count(&s);
 	while (!stop_sig) {
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		int rd = 0;
+		struct pollfd pfd[2] = { { .fd = fd, .events = POLLIN },
+					 { .fd = nfd, .events = POLLIN } };
+		int rd = 0, filters = 0;
 
-		poll(&pfd, 1, 1000);
+		poll(pfd, nfd >= 0 ? 2 : 1, 1000);
 		memset(b, 0, sizeof(*b));
 		b->bridge = br->ifindex;
+		b->port_idx = s.fd[XM_PORT_IDX];
 		b->fdb_budget = 16;
-		if (pfd.revents & POLLIN) {
+		if (pfd[1].revents & POLLIN)
+			filters = nft_events_drain(nfd);
+		if (pfd[0].revents & POLLIN) {
 			rd = xn_events_read(fd, on_event, b);
 			if (rd == -ENOBUFS) {
 				xn_info("xdpnet: %s: notifications were lost; "
@@ -316,10 +389,11 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 		}
 		if (hup_sig || mono() >= next_backstop) {
 			b->full = 1;
+			filters = 1;
 			hup_sig = 0;
 			next_backstop = mono() + XN_BACKSTOP_S;
 		}
-		if (!b->full && !b->gone && !b->n && !b->nfdb &&
+		if (!b->full && !b->gone && !b->n && !b->nfdb && !filters &&
 		    mono() < next_fdb_check)
 			continue;
 		lk = xn_lock(bridge, 30);
@@ -341,6 +415,8 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 				break;
 			}
 		}
+		if ((filters || b->newcomer) && policy_refresh(&s, br, &pol))
+			b->full = 1;
 		err = apply(&s, br, b, &pol);
 		if (err == 1) {
 			xn_unlock(lk);
@@ -370,6 +446,8 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 	xn_policy_free(&pol);
 	free(b);
 	close(fd);
+	if (nfd >= 0)
+		close(nfd);
 	close(flk);
 	return err < 0 ? XN_ERR : err;
 }

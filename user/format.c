@@ -151,6 +151,31 @@ const char *xn_hold_name(__u32 hold)
 	return hold < sizeof(holds) / sizeof(holds[0]) ? holds[hold][0] : "?";
 }
 
+static const char *const bholds[][2] = {
+	[XDPNET_BHOLD_NONE] = { "", "" },
+	[XDPNET_BHOLD_HUB] = { "hub", "off: hub mode (ageing_time 0)" },
+	[XDPNET_BHOLD_MST] = { "mst", "off: per-VLAN port states (MST)" },
+	[XDPNET_BHOLD_FILTERS] = { "filters",
+				   "off: host filters apply between ports "
+				   "('xdpnet attach' lists them; "
+				   "--bypass-filters to bypass them)" },
+	[XDPNET_BHOLD_UNKNOWN] = { "unknown",
+				   "off: the host's filters could not be read "
+				   "('xdpnet attach' says why)" },
+};
+
+const char *xn_bridge_hold_text(__u32 hold)
+{
+	return hold < sizeof(bholds) / sizeof(bholds[0]) ? bholds[hold][1]
+							 : "off";
+}
+
+const char *xn_bridge_hold_name(__u32 hold)
+{
+	return hold < sizeof(bholds) / sizeof(bholds[0]) ? bholds[hold][0]
+							 : "?";
+}
+
 void xn_json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
@@ -338,13 +363,14 @@ static void print_bridge_json(FILE *f, const struct xn_bridge_status *s)
 	xn_json_str(f, s->name);
 	fprintf(f,
 		",\"ifindex\":%u,\"mode\":\"%s\",\"datapath\":\"%s\","
-		"\"fdb_mirror\":\"%s\",\"bypass\":%s,"
+		"\"fdb_mirror\":\"%s\",\"bypass\":%s,\"bypass_hold\":\"%s\","
 		"\"vlan_filtering\":%s,\"refresh_ms\":%llu,"
 		"\"attached_at\":%llu,\"build\":",
 		s->meta.bridge_ifindex, xn_mode_name(s->meta.mode),
 		s->meta.live ? "live" : "portable",
 		s->meta.fdb_trace ? "kernel" : "follower",
 		s->cfg.bypass ? "true" : "false",
+		xn_bridge_hold_name(s->cfg.hold),
 		s->cfg.vlan_filtering ? "true" : "false",
 		(unsigned long long)(s->cfg.hz ? (__u64)s->cfg.refresh_j *
 							 1000 / s->cfg.hz
@@ -399,9 +425,8 @@ static void print_bridge_text(FILE *f, const struct xn_bridge_status *s)
 			s->name, s->meta.fdb_trace ? "" : " and the FDB",
 			s->name);
 	if (!s->cfg.bypass)
-		fputs("  bypass off: the bridge forwards everything (hub mode, "
-		      "MST, or filters between ports)\n",
-		      f);
+		fprintf(f, "  bypass %s; the bridge forwards everything\n",
+			xn_bridge_hold_text(s->cfg.hold));
 	if (s->fdb_ev[XDPNET_FE_FULL])
 		fprintf(f,
 			"  fdb copy was full %llu times: those MACs take the "

@@ -26,6 +26,9 @@ const char *xn_tc_reason_text(__u8 reason); /* human text */
 const char *xn_hook_name(__u8 hook);	    /* "tcx", "clsact", "?" */
 const char *xn_hold_text(__u32 hold);	    /* why not bypassed, "" */
 const char *xn_hold_name(__u32 hold);	    /* "state", "down", ..., "" */
+/* Why a bridge bypasses nothing: "off: hub mode (ageing_time 0)", ... */
+const char *xn_bridge_hold_text(__u32 hold);
+const char *xn_bridge_hold_name(__u32 hold); /* "hub", "mst", ... "" */
 
 struct xn_fdb_row {
 	struct xdpnet_fdb_key key;

@@ -67,6 +67,7 @@ struct xn_load {
 	int fresh;     /* no state was pinned before */
 	int remade;    /* maps created anew (their contents must be refilled) */
 	__u32 mode;    /* the mode in force (attach fills it in) */
+	int no_follow; /* ... and whether a follower is wanted */
 	char build[32];
 };
 

@@ -92,9 +92,11 @@ void xn_cfg_want(const struct xn_link *br, const struct xn_policy *pol,
 	/* Hub mode (ageing_time 0: the bridge floods everything) and MST
 	 * (per-VLAN port states) bypass nothing, nor do filters that apply
 	 * between ports. */
-	out->bypass = br->ageing_time_cs && !br->mst &&
-		      !(pol && pol->bridge_hold);
-	out->pad = 0;
+	out->hold = !br->ageing_time_cs ? XDPNET_BHOLD_HUB
+		    : br->mst		? XDPNET_BHOLD_MST
+		    : pol		? (__u32)pol->bridge_hold
+					: XDPNET_BHOLD_NONE;
+	out->bypass = out->hold == XDPNET_BHOLD_NONE;
 }
 
 /* ------------------------------------------------------------ helpers */
@@ -344,10 +346,9 @@ static int cfg_apply(struct xn_state *s, const struct xn_link *br,
 	}
 	if (!memcmp(&cur, &want, sizeof(cur)))
 		return 0;
-	if (!quiet && cur.bridge_ifindex && cur.bypass != want.bypass)
-		xn_info("  %s: %s", br->name,
-			want.bypass ? "bypass on"
-				    : "bypass off (hub mode, MST or filters)");
+	if (!quiet && cur.bridge_ifindex && cur.hold != want.hold)
+		xn_info("  %s: bypass %s", br->name,
+			want.bypass ? "on" : xn_bridge_hold_text(want.hold));
 	return xn_cfg_write(s, &want);
 }
 

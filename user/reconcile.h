@@ -17,14 +17,19 @@
 #include "nl.h"
 #include "pins.h"
 
+struct xn_filt_report;
+
 /* What user space adds to the bridge's own view. */
 struct xn_policy {
-	/* Bypass nothing: filters apply between ports and attach was not
-	 * given --bypass-filters. */
+	/* Bypass nothing (enum xdpnet_bridge_hold: filters apply between
+	 * ports, or could not be read, and attach was not given
+	 * --bypass-filters). */
 	int bridge_hold;
 	/* Ports under per-port filters (nwfilter, ebtables, ...). */
 	const __u32 *filtered;
 	int nfiltered;
+	/* The filter analysis behind it (user/policy.c's), or NULL. */
+	struct xn_filt_report *report;
 };
 
 struct xn_sync {

@@ -105,13 +105,12 @@ static void port_share(const struct xn_stats_port *p, __u64 *bypass,
 
 	*bypass = c[XDPNET_C_XDP_REDIRECT].packets +
 		  c[XDPNET_C_TC_REDIRECT].packets;
-	*eligible = *bypass + c[XDPNET_C_PASS_REFRESH].packets +
-		    c[XDPNET_C_PASS_SRC].packets +
-		    c[XDPNET_C_PASS_VLAN].packets +
-		    c[XDPNET_C_PASS_ISOLATED].packets +
-		    c[XDPNET_C_PASS_STATE].packets +
-		    c[XDPNET_C_PASS_MTU].packets +
-		    c[XDPNET_C_DROP_REDIRECT_ERR].packets;
+	*eligible =
+		*bypass + c[XDPNET_C_PASS_REFRESH].packets +
+		c[XDPNET_C_PASS_SRC].packets + c[XDPNET_C_PASS_VLAN].packets +
+		c[XDPNET_C_PASS_ISOLATED].packets +
+		c[XDPNET_C_PASS_STATE].packets + c[XDPNET_C_PASS_MTU].packets +
+		c[XDPNET_C_DROP_REDIRECT_ERR].packets;
 }
 
 static void flow_set(struct xn_flow *f, __u64 pk, __u64 by, __u64 ppk,
