@@ -88,7 +88,7 @@ FAILED=()
 ROWS=()
 START=$SECONDS
 W=$(mktemp -d /tmp/xnv-vm.XXXXXX)
-declare -A QPID CIN COUT SEQ READY
+declare -A QPID CIN COUT SEQ READY PART
 
 g_idx() { echo "${1#g}"; }
 g_ip() { echo "$NET.$(g_idx "$1")"; }
@@ -293,18 +293,37 @@ guest_start() {
 	CIN[$g]=$fd
 	exec {fd}<>"$W/$g.ctl.out"
 	COUT[$g]=$fd
-	SEQ[$g]=0
+	SEQ[$g]=0 PART[$g]=''
 	echo "=== boot $(date +%T): offloads $off, $acc, pid ${QPID[$g]}" >>"$W/$g.ctl.log"
+}
+
+# ctl_line G: read one line from G's control channel into LINE, waiting
+# at most a second. 0: a line; 1: none yet. A line can arrive in pieces
+# (a serial port, a guest slowed down by TCG): when the second runs out
+# mid-line, "read -t" returns what it got so far and fails; that part is
+# kept in PART[G] and the next call completes the line. (Dropping it lost
+# the start of a line: "sha256=..." of "sha256=... bytes=...".) IFS= keeps
+# the pieces' spaces.
+LINE=
+ctl_line() {
+	local g=$1 got
+	if IFS= read -r -t 1 -u "${COUT[$g]}" got; then
+		LINE=${PART[$g]:-}$got
+		PART[$g]=''
+		echo "$LINE" >>"$W/$g.ctl.log"
+		return 0
+	fi
+	PART[$g]=${PART[$g]:-}$got
+	return 1
 }
 
 # guest_wait_ready G SECS: 0 ready, 1 timed out, 2 QEMU exited.
 guest_wait_ready() {
-	local g=$1 until=$((SECONDS + $2)) line
+	local g=$1 until=$((SECONDS + $2))
 	while [ $SECONDS -lt $until ]; do
 		kill -0 "${QPID[$g]}" 2>/dev/null || return 2
-		if read -r -t 1 -u "${COUT[$g]}" line; then
-			echo "$line" >>"$W/$g.ctl.log"
-			case $line in
+		if ctl_line "$g"; then
+			case $LINE in
 			XNV-READY*) READY[$g]=1; return 0 ;;
 			XNV-FAILED*) return 1 ;;
 			esac
@@ -339,7 +358,7 @@ guest_stop() { # G GRACEFUL(1/0)
 # guest kills COMMAND after SECS seconds; we wait a little longer.
 OUT=
 gx() {
-	local g=$1 secs=$2 id line until
+	local g=$1 secs=$2 id until
 	shift 2
 	SEQ[$g]=$((SEQ[$g] + 1))
 	id=${SEQ[$g]}
@@ -353,21 +372,20 @@ gx() {
 			OUT="${OUT}(timed out after $secs s in $g)"
 			return 124
 		fi
-		if ! read -r -t 1 -u "${COUT[$g]}" line; then
+		if ! ctl_line "$g"; then
 			if ! kill -0 "${QPID[$g]}" 2>/dev/null; then
 				OUT="${OUT}($g: QEMU exited)"
 				return 125
 			fi
 			continue
 		fi
-		echo "$line" >>"$W/$g.ctl.log"
-		case $line in
+		case $LINE in
 		"XNV-END $id "*)
 			OUT=${OUT%$'\n'}
-			return "${line##* }"
+			return "${LINE##* }"
 			;;
 		XNV-END*) ;; # a command that timed out earlier
-		*) OUT="$OUT$line"$'\n' ;;
+		*) OUT="$OUT$LINE"$'\n' ;;
 		esac
 	done
 }
