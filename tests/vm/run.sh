@@ -404,13 +404,11 @@ preflight() {
 	done
 	[ -x "$XDPNET" ] || { echo "missing $XDPNET (make all)"; st=1; }
 	[ -c /dev/net/tun ] || { echo "no /dev/net/tun"; st=1; }
-	if [ "$(stat -f -c %T /sys/fs/bpf 2>/dev/null)" != bpf_fs ]; then
-		mount -t bpf bpf /sys/fs/bpf || { echo "cannot mount bpffs"; st=1; }
-	fi
 	return $st
 }
+# (No bpffs here: the CLI mounts /sys/fs/bpf itself where it is missing.)
 pre=$(preflight 2>&1)
-result $? "preflight: root, QEMU, tools, $XDPNET, /dev/net/tun, bpffs" "$pre" || exit 1
+result $? "preflight: root, QEMU, tools, $XDPNET, /dev/net/tun" "$pre" || exit 1
 
 # What an earlier run that was killed left (only our own names).
 if ip netns list | grep -q "^$SW\b"; then
