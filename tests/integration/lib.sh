@@ -58,6 +58,7 @@ report() {
 	if [ "$rc" -eq 0 ]; then
 		T_PASS=$((T_PASS + 1))
 		echo "ok $T_NUM - $desc"
+		if [ "$VERBOSE" = 1 ]; then sed "s/^/#   /" "$CUR_LOG"; fi
 	else
 		T_FAIL=$((T_FAIL + 1))
 		FAILED+=("$T_NUM - $desc")
@@ -178,11 +179,7 @@ cleanup() {
 	for p in "${PIDS[@]}"; do
 		kill -TERM "$p" 2>/dev/null
 	done
-	sleep 0.2
-	for p in "${PIDS[@]}"; do
-		kill -0 "$p" 2>/dev/null && kill -KILL "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
+	for p in "${PIDS[@]}"; do stop_pid "$p"; done
 	PIDS=()
 	# Only the run holding the lock owns the switch and its pins.
 	if [ "$HAVE_LOCK" = 1 ] && [ -e "$PIN" ] && [ -e "/run/netns/$SW" ] && [ -x "$XDPNET" ]; then
