@@ -518,7 +518,7 @@ keepalive_restore() {
 # mid_xfer ACTION MODE: attach/detach MODE while a paced TCP transfer runs.
 MID_RESULT=
 mid_xfer() {
-	local action=$1 mode=$2 rc at i prog=$WORK/progress f0=$WORK/mid0.json
+	local action=$1 mode=$2 rc at before i prog=$WORK/progress f0=$WORK/mid0.json
 	rm -f "$prog"
 	[ "$action" = detach ] && { do_attach "$mode" || return 1; status_json "$f0"; }
 	tcp_start "$(g_ns 1)" "$(g_ns 2)" "$(g_ip4 2)" "$MID" "$MID_RATE" 60 "$prog" || return 1
@@ -526,7 +526,8 @@ mid_xfer() {
 		[ "$(cat "$prog" 2>/dev/null || echo 0)" -ge $((MID / 5)) ] 2>/dev/null && break
 		sleep 0.1
 	done
-	echo "progress before $action: $(cat "$prog" 2>/dev/null) of $MID"
+	before=$(cat "$prog" 2>/dev/null || echo 0)
+	echo "progress before $action: $before of $MID"
 	if [ "$action" = attach ]; then do_attach "$mode"; else do_detach; fi
 	rc=$?
 	at=$(cat "$prog" 2>/dev/null || echo 0)
@@ -534,6 +535,7 @@ mid_xfer() {
 	tcp_finish
 	MID_RESULT=$?
 	[ "$rc" = 0 ] || { echo "FAIL: $action failed"; return 1; }
+	[ "$before" -gt 0 ] 2>/dev/null || { echo "FAIL: the transfer had not started before $action"; return 1; }
 	[ "$at" -lt "$MID" ] || { echo "FAIL: the transfer was over before $action returned"; return 1; }
 	if [ "$action" = attach ]; then
 		status_json "$WORK/mid1.json"

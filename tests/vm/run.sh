@@ -589,9 +589,11 @@ run_path() {
 		;;
 	esac
 
-	# Checksum error counters before.
+	# Checksum error counters before (a failed read fails the check below:
+	# two empty readings must not compare equal).
+	local stats_err=""
 	for g in $GUESTS; do
-		gx "$g" 10 xnv stats
+		gx "$g" 10 xnv stats || stats_err="$stats_err$g: xnv stats failed: $OUT"$'\n'
 		S0[$g]=$OUT
 	done
 
@@ -614,7 +616,7 @@ run_path() {
 
 	# Flood witness: what the third guest's tap transmits while g1 and g2 talk.
 	local w0 w1
-	w0=$(ip -n $SW -s -j link show "$(g_tap g3)" | jq '.[0].stats64.tx.bytes')
+	w0=$(ip -n $SW -s -j link show "$(g_tap g3)" | jq -e '.[0].stats64.tx.bytes') || w0=x
 
 	# TCP: MIB MiB of random data each way, sha256 compared.
 	ok=0 details="" rate1="" rate2=""
@@ -631,7 +633,7 @@ run_path() {
 			details="$details$XFER_ERR"$'\n'
 		fi
 	done
-	w1=$(ip -n $SW -s -j link show "$(g_tap g3)" | jq '.[0].stats64.tx.bytes')
+	w1=$(ip -n $SW -s -j link show "$(g_tap g3)" | jq -e '.[0].stats64.tx.bytes') || w1=x
 	if [ $ok = 0 ]; then tcp_res="ok ${rate1}/${rate2} Mbit/s"; fi
 	result $ok "$tag: TCP ${MIB} MiB g1->g2 and g2->g1 (busybox nc), sha256 match (${rate1:-?} and ${rate2:-?} Mbit/s)" "$details"
 
@@ -665,16 +667,26 @@ run_path() {
 	# whose checksum a bypass broke is counted there and dropped.
 	ok=0 details=""
 	for g in $GUESTS; do
-		gx "$g" 10 xnv stats
+		gx "$g" 10 xnv stats || stats_err="$stats_err$g: xnv stats failed: $OUT"$'\n'
 		S1[$g]=$OUT
 		for k in tcp_csum_errors udp_csum_errors; do
-			if [ "$(kv $k "${S1[$g]}")" != "$(kv $k "${S0[$g]}")" ]; then
+			if ! [[ $(kv $k "${S0[$g]}") =~ ^[0-9]+$ && $(kv $k "${S1[$g]}") =~ ^[0-9]+$ ]]; then
+				ok=1
+				details="$details$g $k: not read ('$(kv $k "${S0[$g]}")', '$(kv $k "${S1[$g]}")')"$'\n'
+			elif [ "$(kv $k "${S1[$g]}")" != "$(kv $k "${S0[$g]}")" ]; then
 				ok=1
 				details="$details$g $k: $(kv $k "${S0[$g]}") -> $(kv $k "${S1[$g]}")"$'\n'
 			fi
 		done
 	done
-	local flood=$((w1 - w0))
+	[ -z "$stats_err" ] || { ok=1; details="$details$stats_err"; }
+	local flood=-1
+	if [[ $w0 =~ ^[0-9]+$ && $w1 =~ ^[0-9]+$ ]]; then
+		flood=$((w1 - w0))
+	else
+		ok=1
+		details="${details}g3's tap counters not read ($w0, $w1)"$'\n'
+	fi
 	if [ "$flood" -gt $MB ]; then
 		ok=1
 		details="${details}g3's tap transmitted $flood bytes during the g1<->g2 transfers: flooded"$'\n'
