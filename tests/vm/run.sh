@@ -313,7 +313,10 @@ ctl_line() {
 		echo "$LINE" >>"$W/$g.ctl.log"
 		return 0
 	fi
-	PART[$g]=${PART[$g]:-}$got
+	if [ -n "$got" ]; then
+		PART[$g]=${PART[$g]:-}$got
+		echo "<<< (a line in pieces: ${#got} bytes before read's timeout)" >>"$W/$g.ctl.log"
+	fi
 	return 1
 }
 
