@@ -108,14 +108,15 @@ relay() {
 	guest "$i" "$ns"
 }
 
-# Every port forwarding and every stand-in's eth0 up.
+# Every port forwarding and every stand-in's eth0 up with a carrier (a
+# tap's operstate stays UNKNOWN: look at the flags).
 topo_ready() {
 	local p ns
 	for p in xnssv1 xnssv2 xnsst1 xnsst2; do
 		ip -n "$SW" -d link show "$p" | grep -q 'state forwarding' || return 1
 	done
 	for ns in xns-sv1 xns-sv2 xns-st1 xns-st2; do
-		ip -n "$ns" link show eth0 | grep -q 'state UP' || return 1
+		ip -n "$ns" link show eth0 | grep -qE '<([^>]*,)?UP,([^>]*,)?LOWER_UP[,>]' || return 1
 	done
 }
 
