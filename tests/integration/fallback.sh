@@ -11,7 +11,8 @@
 #           N ports): exit 1, and the switch exactly as before (links, XDP,
 #           tc, pins; a transfer takes the bridge again), for a fresh
 #           attach in both modes, and for an attach that picks up a new
-#           port next to an attachment, which stays as it was.
+#           port next to an attachment (in its mode, and switching from tc
+#           to xdp), which stays as it was.
 
 # ---------------------------------------------------------------- clsact
 
@@ -133,6 +134,11 @@ section_rollback() {
 	check "$L: the attachment is as it was (mode, ports, programs)" same_attachment "$WORK/rb.att0"
 	check "$L: tcp ipv4 $((CELL / MB)) MB sha256 1->2 still intact" tcp_measured 1 2 "$(g_ip4 2)" "$CELL"
 	check "$L: tcp 1->2 still takes the bypass" expect_bypass
+	# The same while switching to xdp: the mode and the ports' XDP stage
+	# must be rolled back too.
+	check "$L: attach --mode xdp picking up xntv4 fails: exit 1, the switch exactly as before" \
+		attach_fails 0 "$WORK/rb.state4" --mode xdp
+	check "$L: after it, the attachment is as it was (mode tc, no XDP stage)" same_attachment "$WORK/rb.att0"
 	do_detach >/dev/null
 	remove_4th
 	topo_down
