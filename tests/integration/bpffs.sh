@@ -9,9 +9,10 @@
 # which /sys/fs/bpf is unmounted; the host's bpffs and everybody's pins
 # stay. Its PID 1 stands for the host's init; the checks run twice below
 # it:
-#   pid1-unreadable  without CAP_SYS_PTRACE, which PID 1 has, so that
-#                    /proc/1/ns/mnt cannot be read: as on hosts that deny
-#                    it even to root (the ancestors must decide);
+#   pid1-unreadable  without CAP_SYS_PTRACE and CAP_WAKE_ALARM, which PID
+#                    1 has (not a subset of ours, and no right to trace),
+#                    so that /proc/1/ns/mnt cannot be read: as on hosts
+#                    that deny it even to root (the ancestors decide);
 #   pid1-readable    with all of root's capabilities.
 # Each time:
 #   - 'ip netns exec SW xdpnet attach BR', and the same from a script run
@@ -116,7 +117,7 @@ body() {
 		# One capability less than its parent: no ancestor is readable.
 		check "[$m] no ancestor readable: exit 6 (cannot tell), nothing mounted" \
 			refused "cannot be told" nsenter --net="/run/netns/$SW" \
-			setpriv --bounding-set -wake_alarm "$XDPNET" attach "$BR"
+			setpriv --bounding-set -block_suspend "$XDPNET" attach "$BR"
 	fi
 	check "[$m] nsenter --net xdpnet attach mounts bpffs, pins, hooks, pings take the bypass" attach_mounts
 	check "[$m] detach leaves no pin" detach_clean
@@ -131,7 +132,7 @@ pid1() {
 	for m in pid1-unreadable pid1-readable; do
 		while bpffs_here; do umount /sys/fs/bpf || exit 1; done
 		if [ "$m" = pid1-unreadable ]; then
-			setpriv --bounding-set -sys_ptrace bash "$SELF" --body "$m"
+			setpriv --bounding-set -sys_ptrace,-wake_alarm bash "$SELF" --body "$m"
 		else
 			bash "$SELF" --body "$m"
 		fi
