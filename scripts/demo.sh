@@ -28,6 +28,20 @@ trap cleanup EXIT
 
 [ "$(id -u)" = 0 ] || { echo "demo: run as root (sudo make demo)" >&2; exit 1; }
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+# until SECS CMD...: poll CMD until it succeeds; fail after SECS seconds.
+until_ok() {
+	local n=$(($1 * 10))
+	shift
+	until "$@"; do
+		n=$((n - 1))
+		[ "$n" -gt 0 ] || { echo "demo: timed out waiting for: $*" >&2; return 1; }
+		sleep 0.1
+	done
+}
+ports_forwarding() { # all five
+	[ "$(ip -n $SW -d link show master $BR | grep -c 'bridge_slave state forwarding')" = 5 ]
+}
+listening() { ip netns exec "$1" ss -ltnH | grep -q " $2:5201 "; }
 
 say "building a stand-in host: bridge $BR in namespace $SW"
 ip netns add $SW
@@ -49,7 +63,7 @@ for t in t1 t2; do
 	$NSX $RELAY --host-tap $P$t --guest-tap eth0 --netns $P-$t \
 		>/tmp/$P-$t.ready 2>/dev/null &
 	PIDS+=($!)
-	for _ in $(seq 50); do grep -q READY /tmp/$P-$t.ready 2>/dev/null && break; sleep 0.1; done
+	until_ok 5 grep -qs READY /tmp/$P-$t.ready
 	rm -f /tmp/$P-$t.ready
 	ip -n $SW link set $P$t master $BR up
 	ip -n $P-$t link set lo up
@@ -57,18 +71,22 @@ for t in t1 t2; do
 	ip -n $P-$t link set eth0 up
 done
 ip -n $SW link show master $BR | awk -F': ' '/^[0-9]/{print "  port " $2}'
-sleep 1
+until_ok 5 ports_forwarding
 for d in 2 3 4 5; do ip netns exec $P-v1 ping -c1 -W2 10.200.0.$d >/dev/null; done
 
 say "xdpnet attach $BR"
 $NSX $XDPNET attach $BR
 
 say "traffic: TCP (iperf3, 3 s) v1 -> v2 and t1 -> t2, ping between all"
-ip netns exec $P-v2 iperf3 -s -1 -D -B 10.200.0.2 >/dev/null
-ip netns exec $P-t2 iperf3 -s -1 -D -B 10.200.0.5 >/dev/null
-sleep 0.5
-ip netns exec $P-v1 iperf3 -c 10.200.0.2 -t 3 -f g | awk '/receiver/{print "  veth v1->v2: " $7 " " $8}'
-ip netns exec $P-t1 iperf3 -c 10.200.0.5 -t 3 -f g | awk '/receiver/{print "  tap  t1->t2: " $7 " " $8}'
+# One-off servers in the foreground of a background job (not -D: a daemon
+# would keep its namespace alive after ip netns del), stopped by PID.
+for s in v2:2 t2:5; do
+	ip netns exec $P-${s%:*} iperf3 -s -1 -B 10.200.0.${s#*:} >/dev/null &
+	PIDS+=($!)
+	until_ok 5 listening $P-${s%:*} 10.200.0.${s#*:}
+done
+ip netns exec $P-v1 iperf3 -c 10.200.0.2 -t 3 -f g | awk '/receiver/{print "  veth v1->v2: " $7 " " $8; n++} END {exit !n}'
+ip netns exec $P-t1 iperf3 -c 10.200.0.5 -t 3 -f g | awk '/receiver/{print "  tap  t1->t2: " $7 " " $8; n++} END {exit !n}'
 for s in v1 v3 t1; do
 	for d in 1 2 3 4 5; do ip netns exec $P-$s ping -c1 -W2 10.200.0.$d >/dev/null; done
 done

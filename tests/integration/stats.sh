@@ -24,12 +24,10 @@
 # Options: --keep (keep the logs), -v, --overhead (measure the probe's cost
 # instead; see README), --rounds N (overhead rounds, default 5).
 set -u
-
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(cd "$HERE/../.." && pwd)
-XDPNET=${XDPNET:-$ROOT/build/xdpnet}
-RELAY=${RELAY:-$ROOT/build/tests/vnet_relay}
+# check, expect_*, xn, wait_until, wait_line, stop_pid, ns_add, WORK: lib.sh
+. "$(dirname "$0")/lib.sh"
 PROMLINT=${PROMLINT:-$ROOT/build/tests/promlint}
+PROMTOOL=${PROMTOOL:-$ROOT/scripts/promtool}
 SW=xns-ssw
 BR=xnsbr0
 PIN=/sys/fs/bpf/xdpnet/$BR
@@ -37,13 +35,11 @@ N=10000        # frames per transfer
 PAYLOAD=458    # UDP payload: 458 + 8 + 20 + 14 = 500-byte frames
 FRAME=500
 PORT=9435
-KEEP=0
-VERBOSE=0
 OVERHEAD=0
 ROUNDS=5
 while [ $# -gt 0 ]; do
 	case $1 in
-	--keep) KEEP=1 ;;
+	--keep) KEEP_LOGS=1 ;;
 	-v) VERBOSE=1 ;;
 	--overhead) OVERHEAD=1 ;;
 	--rounds) ROUNDS=$2; shift ;;
@@ -52,72 +48,33 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
-WORK=$(mktemp -d /tmp/xns-stats.XXXXXX)
-T_NUM=0 T_PASS=0 T_FAIL=0
-FAILED=()
-PIDS=()
-NSLIST=()
-
 # ------------------------------------------------------------- plumbing
 
-check() { # DESC CMD...
-	local desc=$1 rc log
-	shift
-	T_NUM=$((T_NUM + 1))
-	log=$WORK/$(printf '%03d' "$T_NUM").log
-	"$@" >"$log" 2>&1
-	rc=$?
-	if [ "$rc" = 0 ]; then
-		T_PASS=$((T_PASS + 1))
-		echo "ok $T_NUM - $desc"
-		[ "$VERBOSE" = 1 ] && sed 's/^/#   /' "$log"
-	else
-		T_FAIL=$((T_FAIL + 1))
-		FAILED+=("$T_NUM - $desc")
-		echo "not ok $T_NUM - $desc"
-		tail -n 15 "$log" | sed 's/^/#   | /'
-	fi
-	return "$rc"
-}
-
-expect_eq() { echo "$1: got '$2', want '$3'"; [ "$2" = "$3" ]; }
 expect_le() { echo "$1: $2 <= $3 ?"; awk -v a="$2" -v b="$3" 'BEGIN { exit !(a + 0 <= b + 0) }'; }
 expect_gt() { echo "$1: $2 > $3 ?"; awk -v a="$2" -v b="$3" 'BEGIN { exit !(a + 0 > b + 0) }'; }
 
-xn() { timeout -k 5 60 nsenter --net="/run/netns/$SW" "$XDPNET" "$@"; }
-
-ns_add() {
-	ip netns del "$1" 2>/dev/null
-	ip netns add "$1" || return 1
-	NSLIST+=("$1")
-	# No IPv6 from the start: a device created later would otherwise send
-	# router solicitations and MLD reports that the bridge floods.
+# ns6_add NS: a namespace without IPv6 from the start: a device created
+# later would otherwise send router solicitations and MLD reports that the
+# bridge floods.
+ns6_add() {
+	ns_add "$1" || return 1
 	ip netns exec "$1" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
-		net.ipv6.conf.default.disable_ipv6=1 || return 1
-	ip -n "$1" link set lo up
+		net.ipv6.conf.default.disable_ipv6=1
 }
 
-cleanup() {
-	local p n
+# lib.sh's cleanup detaches only for the run that holds its lock (run.sh);
+# this suite owns its switch: detach it first.
+stats_cleanup() {
+	local p
 	trap - EXIT INT TERM
-	for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
-	sleep 0.3
-	for p in "${PIDS[@]}"; do
-		kill -0 "$p" 2>/dev/null && kill -KILL "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
+	for p in "${PIDS[@]}"; do stop_pid "$p"; done
 	if [ -e "$PIN" ] && [ -e "/run/netns/$SW" ]; then xn detach "$BR" >/dev/null 2>&1; fi
-	for n in "${NSLIST[@]}"; do ip netns del "$n" 2>/dev/null; done
 	[ -e "$PIN" ] && { echo "# cleanup: removing $PIN"; rm -rf "$PIN"; }
 	rmdir /sys/fs/bpf/xdpnet 2>/dev/null
-	if [ "$KEEP" = 1 ] || [ "$T_FAIL" -gt 0 ]; then
-		echo "# logs in $WORK"
-	else
-		rm -rf "$WORK"
-	fi
+	cleanup
 }
-trap cleanup EXIT
-trap 'echo "# interrupted"; T_FAIL=$((T_FAIL + 1)); cleanup; echo "$T_PASS passed, $T_FAIL failed"; exit 130' INT TERM
+trap stats_cleanup EXIT
+trap 'echo "# interrupted"; T_FAIL=$((T_FAIL + 1)); stats_cleanup; summary; exit 130' INT TERM
 
 mac() { echo "02:98:00:00:00:0$1"; }
 ip4() { echo "10.98.0.$1"; }
@@ -139,29 +96,41 @@ guest() {
 
 # relay I: tap stand-in I (3 or 4) behind vnet_relay, checksums complete.
 relay() {
-	local i=$1 ns=xns-st$(($1 - 2)) port=xnsst$(($1 - 2)) k
-	ns_add "$ns" || return 1
+	local i=$1 ns=xns-st$(($1 - 2)) port=xnsst$(($1 - 2))
+	ns6_add "$ns" || return 1
 	: >"$WORK/relay$i.out"
 	ip netns exec "$SW" "$RELAY" --host-tap "$port" --guest-tap eth0 \
 		--netns "$ns" --no-csum --no-tso >"$WORK/relay$i.out" \
 		2>"$WORK/relay$i.err" &
-	PIDS+=("$!")
-	for k in $(seq 100); do
-		grep -qx READY "$WORK/relay$i.out" && break
-		sleep 0.05
-	done
-	grep -qx READY "$WORK/relay$i.out" || { cat "$WORK/relay$i.err"; return 1; }
+	track "$!"
+	wait_line "$WORK/relay$i.out" READY 5 || { cat "$WORK/relay$i.err"; return 1; }
 	ip -n "$SW" link set "$port" master "$BR" up || return 1
 	guest "$i" "$ns"
 }
 
+# Every port forwarding and every stand-in's eth0 up with a carrier (a
+# tap's operstate stays UNKNOWN: look at the flags).
+topo_ready() {
+	local p ns
+	for p in xnssv1 xnssv2 xnsst1 xnsst2; do
+		ip -n "$SW" -d link show "$p" | grep -q 'state forwarding' || return 1
+	done
+	for ns in xns-sv1 xns-sv2 xns-st1 xns-st2; do
+		ip -n "$ns" link show eth0 | grep -qE '<([^>]*,)?UP,([^>]*,)?LOWER_UP[,>]' || return 1
+	done
+}
+
 topo_up() {
 	local i
-	ns_add "$SW" || return 1
-	ip -n "$SW" link add "$BR" type bridge stp_state 0 || return 1
+	ns6_add "$SW" || return 1
+	# No multicast snooping: with it, the bridge joins the all-snoopers
+	# groups (224.0.0.106) and its own stack sends IGMPv3 reports (54
+	# bytes, flooded to every port) for up to a few seconds after it comes
+	# up, which the exact counts below would see.
+	ip -n "$SW" link add "$BR" type bridge stp_state 0 mcast_snooping 0 || return 1
 	ip -n "$SW" link set "$BR" up
 	for i in 1 2; do
-		ns_add "xns-sv$i" || return 1
+		ns6_add "xns-sv$i" || return 1
 		ip -n "$SW" link add "xnssv$i" type veth peer name eth0 \
 			netns "xns-sv$i" || return 1
 		ip -n "$SW" link set "xnssv$i" master "$BR" up || return 1
@@ -173,7 +142,7 @@ topo_up() {
 		bridge -n "$SW" fdb replace "$(mac "$i")" dev "xnssv$i" master static || return 1
 		bridge -n "$SW" fdb replace "$(mac $((i + 2)))" dev "xnsst$i" master static || return 1
 	done
-	sleep 0.5
+	wait_until 5 topo_ready || { echo "ports not forwarding / eth0 not up"; ip -n "$SW" -d link; return 1; }
 	ip -n "$SW" -br link
 }
 
@@ -203,6 +172,17 @@ lat() {
 		"[.latency.pairs[] | select(.in == \$i and .out == \$o and .path == \$p) | .$5] | first // 0" \
 		"$WORK/$1.json"
 }
+
+# grew A B PORT JQPATH WANT: the port's value rose by WANT or more from
+# snapshot A to B.
+grew() { [ "$(dpv "$1" "$2" "$3" "$4")" -ge "$5" ] 2>/dev/null; }
+# lat_grew A B IN OUT PATH WANT: that histogram counted WANT or more.
+lat_grew() { [ $(($(lat "$2" "$3" "$4" "$5" count) - $(lat "$1" "$3" "$4" "$5" count))) -ge "$6" ] 2>/dev/null; }
+# settle COND...: after sending, wait (5 s at most) until COND, which
+# takes the snapshot it reads, holds: the counters have caught up with
+# what was sent. The exact comparisons come after it (on a timeout, they
+# show what was missing).
+settle() { wait_until 5 "$@" || echo "not settled within 5 s: $*"; }
 
 # pin_progs LEAF...: ids of the programs behind pinned links/programs
 pin_progs() {
@@ -238,7 +218,7 @@ preflight() {
 		command -v "$t" >/dev/null || { echo "missing $t"; return 1; }
 	done
 	[ -x "$XDPNET" ] && [ -x "$RELAY" ] && [ -x "$PROMLINT" ] || { echo "make all first"; return 1; }
-	[ "$(stat -f -c %T /sys/fs/bpf 2>/dev/null)" = bpf_fs ] || mount -t bpf bpf /sys/fs/bpf
+	"$PROMTOOL" --version || { echo "no promtool: run scripts/deps.sh"; return 1; }
 	for t in $(ip netns list | awk '{print $1}' | grep '^xns-s[svt]'); do ip netns del "$t"; done
 	rm -rf "$PIN"
 	return 0
@@ -254,11 +234,11 @@ latency_on_unattached() {
 	expect_eq "latency state" "$(xn latency "$BR")" "$BR: latency probe on"
 }
 
+bridge_arrived() { snap b1 && grew b0 b1 xnssv2 .tx.packets "$N" && lat_grew b0 b1 xnssv1 xnssv2 bridge "$N"; }
 bridge_counts() {
 	snap b0 || return 1
 	send xns-sv1 "$(ip4 2)" "$N" || return 1
-	sleep 0.3
-	snap b1 || return 1
+	settle bridge_arrived
 	expect_eq attached "$(jq .attached "$WORK/b1.json")" false || return 1
 	expect_eq "stage" "$(pv b1 xnssv1 .stage)" bridge || return 1
 	expect_eq "xnssv1 rx packets" "$(dpv b0 b1 xnssv1 .rx.packets)" "$N" || return 1
@@ -286,16 +266,22 @@ lat_fills() {
 
 do_attach() { xn attach "$BR" "$@"; }
 
+warm_arrived() {
+	snap w1 && grew w0 w1 xnssv1 .tx.packets 1 && grew w0 w1 xnssv2 .tx.packets 1 &&
+		grew w0 w1 xnsst1 .tx.packets 1 && grew w0 w1 xnsst2 .tx.packets 1
+}
 warmup() { # one frame each way, so that the keep-alive refresh is behind us
+	snap w0 || return 1
 	send xns-sv1 "$(ip4 2)" 1 && send xns-sv2 "$(ip4 1)" 1 &&
-		send xns-st1 "$(ip4 4)" 1 && send xns-st2 "$(ip4 3)" 1 && sleep 0.3
+		send xns-st1 "$(ip4 4)" 1 && send xns-st2 "$(ip4 3)" 1 || return 1
+	wait_until 5 warm_arrived || { echo "a warm-up frame did not arrive"; return 1; }
 }
 
+tc_arrived() { snap t1 && grew t0 t1 xnssv2 .tx.packets "$N" && lat_grew t0 t1 xnssv1 xnssv2 tc "$N"; }
 tc_counts() {
 	snap t0 || return 1
 	send xns-sv1 "$(ip4 2)" "$N" || return 1
-	sleep 0.3
-	snap t1 || return 1
+	settle tc_arrived
 	expect_eq attached "$(jq .attached "$WORK/t1.json")" true || return 1
 	expect_eq "stage" "$(pv t1 xnssv1 .stage)" tc || return 1
 	expect_eq "xnssv1 tc packets" "$(dpv t0 t1 xnssv1 .paths.tc.packets)" "$N" || return 1
@@ -318,15 +304,19 @@ side_by_side() {
 	awk '/^xnssv1 -> xnssv2 +bridge +tc/ { found = 1 } END { exit !found }' "$WORK/lat.txt"
 }
 
+iv_started() { snap i1 && grew i0 i1 xnssv1 .paths.tc.packets 1; }
 interval_json() {
-	local lines
-	local pid
+	local lines pid rc
+	snap i0 || return 1
 	send xns-sv1 "$(ip4 2)" 20000 &
 	pid=$!
-	PIDS+=("$pid")
-	sleep 0.3
+	track "$pid"
+	wait_until 5 iv_started || { echo "the traffic did not start"; return 1; }
 	xn stats "$BR" --interval 0.3 --count 3 --json >"$WORK/iv.json" || return 1
 	wait "$pid"
+	rc=$?
+	untrack "$pid"
+	expect_eq "sender exit" "$rc" 0 || return 1
 	cat "$WORK/iv.json"
 	lines=$(wc -l <"$WORK/iv.json")
 	expect_eq "objects" "$lines" 3 || return 1
@@ -341,38 +331,49 @@ exporter_start() {
 	nsenter --net="/run/netns/$SW" "$XDPNET" exporter "$BR" --listen "127.0.0.1:$PORT" \
 		>"$WORK/exp.out" 2>"$WORK/exp.err" &
 	EXP_PID=$!
-	PIDS+=("$EXP_PID")
-	for k in $(seq 100); do
-		grep -q listening "$WORK/exp.out" && break
-		sleep 0.05
-	done
+	track "$EXP_PID"
+	wait_until 5 grep -q listening "$WORK/exp.out"
 	cat "$WORK/exp.out" "$WORK/exp.err"
 	grep -q "listening on http://127.0.0.1:$PORT/metrics" "$WORK/exp.out"
 }
 
 scrape() { ip netns exec "$SW" curl -sS -o "$WORK/$1" -w '%{http_code} %{content_type}\n' "http://127.0.0.1:$PORT$2"; }
 
+# promtool_ok FILE: what Prometheus users lint with. (promlint, the
+# stricter checker of tests/unit/promlint.h, runs too: see there for what
+# promtool lets through.)
+promtool_ok() {
+	"$PROMTOOL" check metrics <"$1" || { echo "promtool check metrics: $1"; return 1; }
+}
+
 exporter_values() {
-	local got want code l='bridge="xnsbr0",port="xnssv1"'
+	local got want code tcb brb l='bridge="xnsbr0",port="xnssv1"'
+	local h='bridge="xnsbr0",in_port="xnssv1",out_port="xnssv2"'
 	code=$(scrape metrics.txt /metrics) || return 1
 	echo "$code"
 	case $code in "200 text/plain; version=0.0.4"*) ;; *) return 1 ;; esac
 	snap e0 || return 1
+	promtool_ok "$WORK/metrics.txt" || return 1
 	"$PROMLINT" "$WORK/metrics.txt" \
 		xdpnet_packets_total "$l,path=\"tc\"" \
 		xdpnet_bytes_total "$l,path=\"tc\"" \
 		xdpnet_rx_packets_total "$l" \
 		xdpnet_bypass_in_packets_total 'bridge="xnsbr0",port="xnssv2"' \
-		xdpnet_attached 'bridge="xnsbr0"' >"$WORK/vals" || return 1
+		xdpnet_attached 'bridge="xnsbr0"' \
+		xdpnet_forward_latency_seconds_count "$h,path=\"tc\"" >"$WORK/vals" || return 1
 	got=$(tr '\n' ' ' <"$WORK/vals")
-	want="$(pv e0 xnssv1 .paths.tc.packets) $(pv e0 xnssv1 .paths.tc.bytes) $(pv e0 xnssv1 .rx.packets) $(pv e0 xnssv2 .bypass_in.packets) 1 "
+	want="$(pv e0 xnssv1 .paths.tc.packets) $(pv e0 xnssv1 .paths.tc.bytes) $(pv e0 xnssv1 .rx.packets) $(pv e0 xnssv2 .bypass_in.packets) 1 $(lat e0 xnssv1 xnssv2 tc count) "
 	expect_eq "exporter vs stats --json" "$got" "$want" || return 1
-	grep -c '^xdpnet_forward_latency_seconds_bucket{bridge="xnsbr0",in_port="xnssv1",out_port="xnssv2",path="tc"' "$WORK/metrics.txt"
-	grep -q '^xdpnet_forward_latency_seconds_count{bridge="xnsbr0",in_port="xnssv1",out_port="xnssv2",path="bridge"}' "$WORK/metrics.txt" || return 1
+	# The TC path's histogram has every bucket the bridge path's has.
+	tcb=$(grep -c "^xdpnet_forward_latency_seconds_bucket{$h,path=\"tc\"" "$WORK/metrics.txt")
+	brb=$(grep -c "^xdpnet_forward_latency_seconds_bucket{$h,path=\"bridge\"" "$WORK/metrics.txt")
+	expect_ge "tc histogram buckets" "$tcb" 2 || return 1
+	expect_eq "tc histogram buckets, as many as the bridge path's" "$tcb" "$brb" || return 1
 	code=$(scrape nope.txt /nope)
 	expect_eq "unknown path" "${code%% *}" 404 || return 1
 	# the same text from the textfile-collector mode
 	xn stats "$BR" --prom >"$WORK/prom.txt" || return 1
+	promtool_ok "$WORK/prom.txt" || return 1
 	"$PROMLINT" "$WORK/prom.txt"
 }
 
@@ -385,27 +386,32 @@ exporter_listens_loopback() {
 exporter_stop() {
 	kill -TERM "$EXP_PID" && wait "$EXP_PID"
 	local rc=$?
+	untrack "$EXP_PID"
 	expect_eq "exporter exit" "$rc" 0
 }
 
+fallback_arrived() { snap f1 && grew f0 f1 xnssv1 .tx.packets 1000 && lat_grew f0 f1 xnssv2 xnssv1 tc 1000; }
 fallback_mark() {
 	xn latency "$BR" off || return 1
 	XDPNET_LAT_NO_REDIRECTED=1 xn latency "$BR" on || return 1
 	snap f0 || return 1
 	send xns-sv2 "$(ip4 1)" 1000 || return 1
-	sleep 0.3
-	snap f1 || return 1
+	settle fallback_arrived
 	expect_eq "tc frames (datapath mark)" $(($(lat f1 xnssv2 xnssv1 tc count) - $(lat f0 xnssv2 xnssv1 tc count))) 1000 || return 1
 	expect_eq "bridge frames" $(($(lat f1 xnssv2 xnssv1 bridge count) - $(lat f0 xnssv2 xnssv1 bridge count))) 0 || return 1
 	xn latency "$BR" off && xn latency "$BR" on
 }
 
+# Sent or tail-dropped (see below), and measured.
+xdp_arrived() {
+	snap x1 && [ $(($(dpv x0 x1 xnsst2 .tx.packets) + $(dpv x0 x1 xnsst2 .tx_dropped))) -ge "$N" ] &&
+		lat_grew x0 x1 xnsst1 xnsst2 xdp "$N"
+}
 xdp_counts() {
 	xn status "$BR" | tee "$WORK/status.txt"
 	snap x0 || return 1
 	send xns-st1 "$(ip4 4)" "$N" || return 1
-	sleep 0.3
-	snap x1 || return 1
+	settle xdp_arrived
 	expect_eq "stage" "$(pv x1 xnsst1 .stage)" xdp || return 1
 	expect_eq "xnsst1 xdp packets" "$(dpv x0 x1 xnsst1 .paths.xdp.packets)" "$N" || return 1
 	expect_eq "xnsst1 xdp bytes" "$(dpv x0 x1 xnsst1 .paths.xdp.bytes)" $((N * FRAME)) || return 1
@@ -424,6 +430,7 @@ xdp_counts() {
 	expect_eq "errors" "$(dpv x0 x1 xnsst1 .paths.redirect_err.packets)" 0
 }
 
+grew_after() { snap "$2" && grew "$@"; } # A B PORT JQPATH WANT (takes B)
 off_keeps() {
 	local ids
 	ids=$(pin_progs lat_rx lat_tx lat_xdp)
@@ -437,17 +444,20 @@ off_keeps() {
 	snap o0 || return 1
 	expect_eq probe "$(jq -r .latency.probe "$WORK/o0.json")" off || return 1
 	expect_gt "pairs kept" "$(jq '.latency.pairs | length' "$WORK/o0.json")" 0 || return 1
-	send xns-sv1 "$(ip4 2)" 100 && sleep 0.2 && snap o1 || return 1
+	send xns-sv1 "$(ip4 2)" 100 || return 1
+	settle grew_after o0 o1 xnssv2 .tx.packets 100
 	expect_eq "nothing measured while off" "$(lat o1 xnssv1 xnssv2 tc count)" "$(lat o0 xnssv1 xnssv2 tc count)"
 }
 
+tc_now() { snap "$1" && [ "$(pv "$1" xnssv1 .paths.tc.packets)" -ge "$2" ] 2>/dev/null; }
 reset_counts() {
 	xn stats "$BR" --reset || return 1
 	snap r0 || return 1
 	expect_eq "tc after reset" "$(pv r0 xnssv1 .paths.tc.packets)" 0 || return 1
 	expect_eq "bypass_in after reset" "$(pv r0 xnssv2 .bypass_in.packets)" 0 || return 1
 	expect_eq "histograms after reset" "$(jq '.latency.pairs | length' "$WORK/r0.json")" 0 || return 1
-	send xns-sv1 "$(ip4 2)" 100 && sleep 0.2 && snap r1 || return 1
+	send xns-sv1 "$(ip4 2)" 100 || return 1
+	settle tc_now r1 100
 	expect_eq "tc counts again" "$(pv r1 xnssv1 .paths.tc.packets)" 100
 }
 
@@ -460,11 +470,15 @@ errors() {
 	xn latency xnssv1 on 2>"$WORK/e2"; rc=$?
 	cat "$WORK/e2"
 	expect_eq "not a bridge" "$rc" 3 || return 1
+	expect_eq "stderr lines" "$(wc -l <"$WORK/e2")" 1 || return 1
 	xn stats "$BR" --interval 0 2>"$WORK/e3"; rc=$?
+	cat "$WORK/e3"
 	expect_eq "bad interval" "$rc" 2 || return 1
+	expect_eq "stderr lines" "$(wc -l <"$WORK/e3")" 1 || return 1
 	xn exporter --listen 10.0.0.1 2>"$WORK/e4"; rc=$?
 	cat "$WORK/e4"
-	expect_eq "bad listen" "$rc" 2
+	expect_eq "bad listen" "$rc" 2 || return 1
+	expect_eq "stderr lines" "$(wc -l <"$WORK/e4")" 1
 }
 
 do_detach() {
@@ -512,11 +526,13 @@ cost_of() {
 # arrived.
 iperf_pps() {
 	local out
+	local pid
 	ip netns exec xns-sv2 iperf3 -s -1 -p 5299 >/dev/null 2>&1 &
-	PIDS+=("$!")
-	sleep 0.3
+	pid=$!
+	track "$pid"
+	wait_until 5 sh -c 'ip netns exec xns-sv2 ss -ltnH | grep -q ":5299 "'
 	out=$(ip netns exec xns-sv1 iperf3 -c "$(ip4 2)" -p 5299 -u -b 0 -l 64 -t "$1" -J 2>/dev/null)
-	wait "$!" 2>/dev/null
+	stop_pid "$pid"
 	echo "$out" | jq '(.end.sum.packets - .end.sum.lost_packets) / .end.sum.seconds | floor' 2>/dev/null || echo 0
 }
 
@@ -560,12 +576,10 @@ overhead() {
 
 # ------------------------------------------------------------- run
 
-if ! check "preflight: root, tools, built" preflight; then
-	echo "$T_PASS passed, $T_FAIL failed"
-	exit 1
-fi
-if ! check "topology: bridge, 2 veth and 2 tap stand-ins" topo_up; then
-	echo "$T_PASS passed, $T_FAIL failed"
+if ! check "preflight: root, tools, built" preflight ||
+	! check "topology: bridge, 2 veth and 2 tap stand-ins" topo_up; then
+	stats_cleanup
+	summary
 	exit 1
 fi
 if [ "$OVERHEAD" = 1 ]; then
@@ -576,7 +590,7 @@ check "latency on before attach: probe pins only, no datapath" latency_on_unatta
 check "before attach: $N frames counted exactly on the bridge path" bridge_counts
 check "before attach: bridge latency histogram fills, p50 < 1 ms" lat_fills b0 b1 xnssv1 xnssv2 bridge "$N"
 check "attach (tc) with the probe already on" do_attach --mode tc
-warmup
+check "after attach (tc): a warm-up frame each way arrived" warmup
 check "after attach: $N frames / $((N * FRAME)) bytes exactly on the TC path" tc_counts
 check "after attach: TC latency histogram fills, p50 < 1 ms" lat_fills t0 t1 xnssv1 xnssv2 tc "$N"
 check "after attach: no frame of the transfer on the bridge path" lat_fills t0 t1 xnssv1 xnssv2 bridge 0
@@ -588,7 +602,7 @@ check "exporter: strict format, same values as stats --json, 404" exporter_value
 check "exporter stops on SIGTERM" exporter_stop
 check "probe fallback without skb->redirected: TC path still told apart" fallback_mark
 check "attach --mode xdp" do_attach --mode xdp
-warmup
+check "after attach (xdp): a warm-up frame each way arrived" warmup
 check "xdp mode: $N frames exactly on the XDP path between taps" xdp_counts
 check "xdp mode: XDP latency histogram fills, p50 < 1 ms" lat_fills x0 x1 xnsst1 xnsst2 xdp "$N"
 check "latency off: links and programs gone, histograms kept" off_keeps
@@ -597,9 +611,6 @@ check "error exits" errors
 check "detach leaves no pin and no program" do_detach
 check "latency-only pins: detach removes them" latency_only_detach
 
-if [ "$T_FAIL" -gt 0 ]; then
-	echo "# failed:"
-	printf '#   %s\n' "${FAILED[@]}"
-fi
-echo "$T_PASS passed, $T_FAIL failed"
+stats_cleanup
+summary
 [ "$T_FAIL" = 0 ]

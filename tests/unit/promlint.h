@@ -18,6 +18,22 @@
  *
  * prom_lint() returns the number of samples, or -1 with a message naming
  * the line. Samples are kept for prom_find().
+ *
+ * The tests run `promtool check metrics` too (scripts/promtool), the
+ * linter Prometheus users run; this checker stays because promtool 2.42
+ * (Debian 12) accepts, exit 0, each of these (tried one by one, each text
+ * with HELP and TYPE; test_prom_lint_rejects has them):
+ *  - a series that appears twice (Prometheus drops the second sample of
+ *    the scrape as a duplicate);
+ *  - a family whose samples are not contiguous;
+ *  - a negative counter;
+ *  - a histogram whose le bounds do not rise, whose bucket counts fall,
+ *    that has no le="+Inf" bucket or one that differs from NAME_count, a
+ *    bare NAME sample, or le on NAME_sum (histogram_quantile() then
+ *    answers nonsense or NaN);
+ *  - blank lines and a trailing comma in a label set (Prometheus tolerates
+ *    both; we do not write them).
+ * It also reads values back (prom_find) for the tests to compare.
  */
 #ifndef PROMLINT_H
 #define PROMLINT_H

@@ -4,7 +4,8 @@
  * parsing, the stats options of user/cli.c, nl.c's IFLA_STATS64 parser):
  * rate computation (wraps, resets, ports that come and go), latency
  * quantiles, the JSON schema (checked with a strict JSON reader) and the
- * Prometheus text format (checked with a strict exposition checker).
+ * Prometheus text format (checked with promtool, the linter Prometheus
+ * users run, and with a stricter exposition checker, promlint.h).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -15,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
+#include <unistd.h>
+#include <sys/wait.h>
 #include <cmocka.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -624,6 +627,33 @@ struct prom_arg {
 	int n;
 };
 
+/* `promtool check metrics` on text: its exit status (0: valid). The tool:
+ * $PROMTOOL, else scripts/promtool (run from the top of the tree). */
+static int promtool(const char *text)
+{
+	const char *tool = getenv("PROMTOOL");
+	char path[] = "/tmp/xn-prom.XXXXXX", cmd[512];
+	int fd, rc;
+	FILE *f;
+
+	if (!tool)
+		tool = "scripts/promtool";
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+	snprintf(cmd, sizeof(cmd), "%s check metrics <%s", tool, path);
+	rc = system(cmd);
+	unlink(path);
+	assert_true(rc != -1 && WIFEXITED(rc));
+	/* 127: not there (scripts/deps.sh fetches it). */
+	if (WEXITSTATUS(rc) == 127)
+		fail_msg("%s not found: run scripts/deps.sh as root", tool);
+	return WEXITSTATUS(rc);
+}
+
 static void print_prom_cb(FILE *f, void *arg)
 {
 	struct prom_arg *a = arg;
@@ -651,6 +681,8 @@ static void test_prom_format(void **state)
 	n = prom_lint(out, &r);
 	if (n < 0)
 		fail_msg("invalid exposition: %s\n%s", r.err, out);
+	if (promtool(out))
+		fail_msg("promtool check metrics rejects:\n%s", out);
 	assert_true(n > 100);
 	assert_true(prom_find(&r, "xdpnet_attached", "bridge=\"br0\"") == 1);
 	assert_true(prom_find(&r, "xdpnet_attached", "bridge=\"br1\"") == 0);
@@ -701,11 +733,23 @@ static void test_prom_format(void **state)
 	a.n = 0;
 	out = render(print_prom_cb, &a);
 	assert_int_equal(prom_lint(out, &r), 0);
+	assert_int_equal(promtool(out), 0);
 	pl_free(&r);
 	free(out);
 }
 
-/* The checker itself must reject what Prometheus would. */
+/* promtool can fail here: it rejects a counter without the _total suffix
+ * or HELP (a lint problem, exit 3) and text it cannot parse (exit 1). */
+static void test_promtool_rejects(void **state)
+{
+	(void)state;
+	assert_int_equal(promtool("# TYPE a counter\na 1\n"), 3);
+	assert_int_equal(promtool("# HELP a x\n# TYPE a gauge\na one\n"), 1);
+	assert_int_equal(promtool("# HELP a x\n# TYPE a gauge\na 1\n"), 0);
+}
+
+/* The checker itself must reject what Prometheus would, and what
+ * promtool lets through (see promlint.h). */
 static void test_prom_lint_rejects(void **state)
 {
 	static const char *const bad[] = {
@@ -984,6 +1028,7 @@ int main(void)
 		cmocka_unit_test(test_json_schema),
 		cmocka_unit_test(test_json_reader_strict),
 		cmocka_unit_test(test_prom_format),
+		cmocka_unit_test(test_promtool_rejects),
 		cmocka_unit_test(test_prom_lint_rejects),
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_cli_stats),
