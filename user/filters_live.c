@@ -9,7 +9,6 @@
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
 #include <net/if.h>
@@ -20,6 +19,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "nl.h"
 #include "filters.h"
 
 #define NTEXTS 12
@@ -186,8 +186,10 @@ static int read_int(const char *fmt, const char *a)
 	return v;
 }
 
-/* br_netfilter's sysctl, or the bridge's own nf_call_* option. */
-static int nf_call(const char *bridge, const char *which)
+/* br_netfilter's sysctl (/proc/sys/net is this process's network
+ * namespace's), or the bridge's own nf_call_* option (from netlink: /sys
+ * may show another namespace, e.g. under a bare nsenter --net). */
+static int nf_call(const char *which, int own)
 {
 	char path[128];
 
@@ -195,11 +197,7 @@ static int nf_call(const char *bridge, const char *which)
 		 which);
 	if (read_int("%s", path) < 0)
 		return 0; /* br_netfilter is not loaded */
-	if (read_int("%s", path) > 0)
-		return 1;
-	snprintf(path, sizeof(path), "/sys/class/net/%%s/bridge/nf_call_%s",
-		 which);
-	return read_int(path, bridge) > 0;
+	return read_int("%s", path) > 0 || own;
 }
 
 static void add_net(struct xn_filt_live *L, int fam, const void *addr,
@@ -246,32 +244,23 @@ static void read_nets(struct xn_filt_live *L, const char *bridge)
 	freeifaddrs(ifa);
 }
 
-static int read_ports(struct xn_filt_live *L, const char *bridge)
+static int read_ports(struct xn_filt_live *L, __u32 bridge_ifindex)
 {
-	char path[256];
-	struct dirent *e;
-	DIR *d;
-	int n = 0;
+	struct xn_link *ports = NULL;
+	int n = 0, i;
 
-	snprintf(path, sizeof(path), "/sys/class/net/%s/brif", bridge);
-	d = opendir(path);
-	if (!d)
+	if (xn_list_ports(bridge_ifindex, &ports, &n))
 		return -1;
-	while ((e = readdir(d))) {
-		struct xn_filt_port_id *p;
-
-		if (e->d_name[0] == '.' || strlen(e->d_name) >= IF_NAMESIZE)
-			continue;
-		p = realloc(L->ports, (n + 1) * sizeof(*p));
-		if (!p)
-			break;
-		L->ports = p;
-		memset(p[n].name, 0, sizeof(p[n].name));
-		memcpy(p[n].name, e->d_name, strlen(e->d_name));
-		p[n].ifindex = if_nametoindex(e->d_name);
-		n++;
+	L->ports = calloc(n ? n : 1, sizeof(*L->ports));
+	if (!L->ports) {
+		free(ports);
+		return -1;
 	}
-	closedir(d);
+	for (i = 0; i < n; i++) {
+		memcpy(L->ports[i].name, ports[i].name, IF_NAMESIZE);
+		L->ports[i].ifindex = ports[i].ifindex;
+	}
+	free(ports);
 	L->in.ports = L->ports;
 	L->in.nports = n;
 	return 0;
@@ -279,23 +268,19 @@ static int read_ports(struct xn_filt_live *L, const char *bridge)
 
 int xn_filt_read_live(const char *bridge, struct xn_filt_live *L)
 {
-	unsigned int idx;
+	struct xn_link br;
 
 	memset(L, 0, sizeof(*L));
-	if (strchr(bridge, '/') || !(idx = if_nametoindex(bridge)) ||
-	    read_ports(L, bridge))
+	if (xn_get_link(bridge, &br) || strcmp(br.kind, "bridge") ||
+	    read_ports(L, br.ifindex))
 		return -1;
-	/* /sys is the namespace's only where it was mounted for it (ip netns
-	 * exec does; a bare nsenter --net does not) */
-	if (read_int("/sys/class/net/%s/ifindex", bridge) != (int)idx)
-		note(L, "%s", "/sys shows another network namespace");
 	L->in.bridge = bridge;
 	L->in.texts = L->texts;
 	L->in.vm_nets = L->nets;
 	L->in.unknown = L->unknown;
-	L->in.call_iptables = nf_call(bridge, "iptables");
-	L->in.call_ip6tables = nf_call(bridge, "ip6tables");
-	L->in.call_arptables = nf_call(bridge, "arptables");
+	L->in.call_iptables = nf_call("iptables", br.nf_call_iptables);
+	L->in.call_ip6tables = nf_call("ip6tables", br.nf_call_ip6tables);
+	L->in.call_arptables = nf_call("arptables", br.nf_call_arptables);
 	read_nets(L, bridge);
 	save_tools(L, XN_FILT_EBT, "ebtables", NULL);
 	if (L->in.call_iptables)

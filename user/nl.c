@@ -97,6 +97,9 @@ static struct nla_policy br_policy[IFLA_BR_MAX + 1] = {
 	[IFLA_BR_VLAN_FILTERING] = { .type = NLA_U8 },
 	[IFLA_BR_AGEING_TIME] = { .type = NLA_U32 },
 	[IFLA_BR_MULTI_BOOLOPT] = { .minlen = sizeof(struct br_boolopt_multi) },
+	[IFLA_BR_NF_CALL_IPTABLES] = { .type = NLA_U8 },
+	[IFLA_BR_NF_CALL_IP6TABLES] = { .type = NLA_U8 },
+	[IFLA_BR_NF_CALL_ARPTABLES] = { .type = NLA_U8 },
 };
 
 static struct nla_policy brport_policy[IFLA_BRPORT_MAX + 1] = {
@@ -164,6 +167,15 @@ int xn_parse_link(const struct nlmsghdr *cnlh, struct xn_link *out)
 		if (br[IFLA_BR_AGEING_TIME])
 			out->ageing_time_cs =
 				nla_get_u32(br[IFLA_BR_AGEING_TIME]);
+		if (br[IFLA_BR_NF_CALL_IPTABLES])
+			out->nf_call_iptables =
+				nla_get_u8(br[IFLA_BR_NF_CALL_IPTABLES]);
+		if (br[IFLA_BR_NF_CALL_IP6TABLES])
+			out->nf_call_ip6tables =
+				nla_get_u8(br[IFLA_BR_NF_CALL_IP6TABLES]);
+		if (br[IFLA_BR_NF_CALL_ARPTABLES])
+			out->nf_call_arptables =
+				nla_get_u8(br[IFLA_BR_NF_CALL_ARPTABLES]);
 		if (br[IFLA_BR_MULTI_BOOLOPT]) {
 			struct br_boolopt_multi *bm =
 				nla_data(br[IFLA_BR_MULTI_BOOLOPT]);

@@ -20,6 +20,7 @@ struct xn_link {
 	__u32 vlan_filtering;
 	__u32 ageing_time_cs; /* IFLA_BR_AGEING_TIME, centiseconds */
 	__u8 mst;	      /* multiple spanning trees (per-VLAN states) */
+	__u8 nf_call_iptables, nf_call_ip6tables, nf_call_arptables;
 	/* bridge port (IFLA_INFO_SLAVE_KIND "bridge") */
 	int is_port;
 	__u8 stp_state; /* BR_STATE_* */
