@@ -149,6 +149,7 @@ ms_of_ts() { # an ip -ts timestamp [YYYY-MM-DDTHH:MM:SS.UUUUUU] in epoch ms
 # One cycle: create, measure, destroy. $1: "hook" or "follower".
 cycle() {
 	local kind=$1 n=$2 t0 t1 tap_ms done_ms started_ms want got t_gone
+	$V destroy "$DOM" >/dev/null 2>&1 # what a failed cycle left
 	: >"$T/log"
 	: >"$T/mon"
 	ip -ts -o monitor link >"$T/mon" &
@@ -166,8 +167,8 @@ cycle() {
 	# The kernel's enslaving of the first tap, the hook's attach at
 	# "start" finishing, and the "started" call (QEMU running).
 	tap_ms=$(awk -v br="$BR" '$0 ~ " master " br " " { print substr($1, 2, 26); exit }' "$T/mon")
-	done_ms=$(awk '/ start \(taps .*: ok in / { print int($1 / 1000000); exit }' "$T/log")
-	started_ms=$(awk '/ started \(taps / { print int($1 / 1000000); exit }' "$T/log")
+	done_ms=$(awk '/ start \(taps .*: ok in / { print substr($1, 1, length($1) - 6); exit }' "$T/log")
+	started_ms=$(awk '/ started \(taps / { print substr($1, 1, length($1) - 6); exit }' "$T/log")
 	if [ -n "$tap_ms" ] && [ -n "$done_ms" ]; then
 		tap_ms=$(ms_of_ts "$tap_ms")
 		echo "# $kind $n: tap enslaved -> hook's attach done: $((done_ms - tap_ms)) ms;" \
