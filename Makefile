@@ -7,6 +7,12 @@ BPFTOOL ?= bpftool
 PREFIX ?= /usr/local
 SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
+# systemd's search path has $(PREFIX)/lib/systemd/system for /usr/local and
+# /usr (Debian 12's packages use /lib, the same directory there).
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+# libvirt's own (SYSCONFDIR/libvirt/hooks), whatever our PREFIX.
+LIBVIRT_HOOKDIR ?= /etc/libvirt/hooks
 
 OUT := build
 ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
@@ -47,7 +53,7 @@ BENCH_TOOLS := $(OUT)/tests/xnb_pktgen $(OUT)/tests/xnb_tapsink \
 .SECONDARY:
 
 .PHONY: all deps check check-unit check-bpf check-integration demo install \
-	uninstall clean format bench-tools check-bench
+	uninstall clean format bench-tools check-bench check-install check-libvirt
 
 all: $(OUT)/xdpnet $(TOOLS) $(BENCH_TOOLS)
 
@@ -159,6 +165,8 @@ check: deps
 	$(MAKE) check-unit
 	$(MAKE) check-bpf
 	$(MAKE) check-integration
+	$(MAKE) check-install
+	$(MAKE) check-libvirt
 	$(MAKE) check-bench
 	@if [ "$(CHECK_VM)" != 0 ]; then $(MAKE) check-vm; else echo "check-vm skipped (CHECK_VM=0)"; fi
 
@@ -168,12 +176,43 @@ demo: deps
 	scripts/demo.sh
 	@if [ "$(BENCH)" != 0 ]; then scripts/bench --quick -q; fi
 
+# The binary, its man page, the follower's systemd unit, the libvirt hooks
+# and bash completion; contrib/ files name the binary as @SBINDIR@.
+INSTALLED := $(SBINDIR)/xdpnet $(MANDIR)/man8/xdpnet.8 \
+	$(UNITDIR)/xdpnet@.service $(LIBVIRT_HOOKDIR)/qemu.d/xdpnet \
+	$(LIBVIRT_HOOKDIR)/network.d/xdpnet $(BASHCOMPDIR)/xdpnet
+SUBST := sed 's|@SBINDIR@|$(SBINDIR)|g'
+
 install: $(OUT)/xdpnet
 	install -D -m 0755 $(OUT)/xdpnet $(DESTDIR)$(SBINDIR)/xdpnet
 	install -D -m 0644 docs/xdpnet.8 $(DESTDIR)$(MANDIR)/man8/xdpnet.8
+	install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(LIBVIRT_HOOKDIR)/qemu.d \
+		$(DESTDIR)$(LIBVIRT_HOOKDIR)/network.d
+	$(SUBST) contrib/xdpnet@.service > $(DESTDIR)$(UNITDIR)/xdpnet@.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/xdpnet@.service
+	for d in qemu.d network.d; do \
+		$(SUBST) contrib/libvirt-hook > $(DESTDIR)$(LIBVIRT_HOOKDIR)/$$d/xdpnet && \
+		chmod 0755 $(DESTDIR)$(LIBVIRT_HOOKDIR)/$$d/xdpnet || exit 1; \
+	done
+	install -D -m 0644 contrib/bash-completion $(DESTDIR)$(BASHCOMPDIR)/xdpnet
 
 uninstall:
-	rm -f $(DESTDIR)$(SBINDIR)/xdpnet $(DESTDIR)$(MANDIR)/man8/xdpnet.8
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+
+# What `make install` installs, into a scratch DESTDIR (no root needed),
+# and the bash completion.
+check-install: $(OUT)/xdpnet
+	tests/install/run.sh
+	tests/install/completion.sh
+
+# The libvirt hook run as libvirtd runs it (root): with a stub and the real
+# xdpnet on taps in a namespace, then under a real libvirtd with a TCG
+# domain (tests/libvirt/deps.sh installs libvirtd and QEMU; CHECK_VM=0
+# skips that part, as it skips check-vm).
+check-libvirt: all
+	tests/libvirt/hook.sh
+	@if [ "$(CHECK_VM)" != 0 ]; then tests/libvirt/deps.sh && tests/libvirt/live.sh; \
+	else echo "tests/libvirt/live.sh skipped (CHECK_VM=0)"; fi
 
 format:
 	clang-format -i bpf/*.c bpf/*.h user/*.c user/*.h include/*.h \

@@ -1,0 +1,75 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# contrib/bash-completion: what TAB offers after each kind of word, with
+# `ip` replaced by a function that lists two bridges (no root, no devices).
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=contrib/bash-completion
+. "$ROOT/contrib/bash-completion"
+
+ip() {
+	[ "$*" = "-o link show type bridge" ] || return 1
+	echo '3: xncbr0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc noqueue state UP'
+	echo '7: virbr1: <NO-CARRIER,BROADCAST,MULTICAST,UP> mtu 1500 qdisc noqueue state DOWN'
+}
+
+pass=0 fail=0
+norm() { printf '%s\n' "$@" | LC_ALL=C sort | paste -sd ' '; }
+# expect "WORDS" "CANDIDATES": WORDS as bash splits the line (a word "="
+# where '=' splits it), the last one being the word under the cursor.
+expect() {
+	local got
+	read -r -a COMP_WORDS <<<"xdpnet $1"
+	[[ $1 == *" " || -z $1 ]] && COMP_WORDS+=("")
+	COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+	COMPREPLY=()
+	_xdpnet
+	local -a want
+	read -r -a want <<<"$2"
+	got=$(norm "${COMPREPLY[@]}")
+	if [ "$got" = "$(norm "${want[@]}")" ]; then
+		echo "ok - 'xdpnet $1' -> $2"
+		pass=$((pass + 1))
+	else
+		echo "not ok - 'xdpnet $1' -> '$got', expected '$2'"
+		fail=$((fail + 1))
+	fi
+}
+
+GLOBAL="-v --verbose -h --help"
+expect "" "attach detach status fdb stats latency exporter follow help version $GLOBAL"
+expect "st" "status stats"
+expect "-v " "attach detach status fdb stats latency exporter follow help version $GLOBAL"
+expect "f" "fdb follow"
+expect "attach " "xncbr0 virbr1"
+expect "attach v" "virbr1"
+expect "attach xncbr0 -" "--mode --no-follow --bypass-filters $GLOBAL"
+expect "attach xncbr0 --n" "--no-follow"
+expect "attach xncbr0 --mode " "tc xdp"
+expect "attach xncbr0 --mode x" "xdp"
+expect "attach xncbr0 --mode = " "tc xdp"
+expect "attach xncbr0 --mode = t" "tc"
+expect "attach --mode xdp " "xncbr0 virbr1"
+expect "attach -m tc x" "xncbr0"
+expect "attach xncbr0 --mode xdp " ""
+expect "detach " "xncbr0 virbr1"
+expect "detach xncbr0 -" "$GLOBAL"
+expect "follow " "xncbr0 virbr1"
+expect "follow xncbr0 " ""
+expect "status " "xncbr0 virbr1"
+expect "status --" "--json --verbose --help"
+expect "fdb xncbr0 --" "--json --verbose --help"
+expect "stats xncbr0 --" "--interval --count --json --prom --latency --reset --verbose --help"
+expect "stats xncbr0 --interval " ""
+expect "stats xncbr0 -i 1 " ""
+expect "stats -i 1 " "xncbr0 virbr1"
+expect "latency " "xncbr0 virbr1"
+expect "latency xncbr0 " "on off"
+expect "latency xncbr0 o" "on off"
+expect "latency xncbr0 on " ""
+expect "exporter --listen " "127.0.0.1:9435 [::1]:9435"
+expect "exporter --" "--listen --verbose --help"
+expect "help " ""
+expect "version -" ""
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
