@@ -164,7 +164,6 @@ int xn_follower_start(const char *bridge, const char **how)
 {
 	char unit[128];
 	pid_t pid;
-	int err;
 
 	if (xn_follower_alive(bridge, &pid)) {
 		*how = "running";
@@ -177,7 +176,10 @@ int xn_follower_start(const char *bridge, const char **how)
 	*how = "systemd";
 	unit_name(unit, sizeof(unit), bridge);
 	{
-		char *argv[] = { "systemctl", "start", unit, NULL };
+		/* --no-block: the unit is ordered after libvirtd, whose
+		 * hooks run attach while it starts. */
+		char *argv[] = { "systemctl", "start", "--no-block", unit,
+				 NULL };
 
 		if (run(argv)) {
 			xn_err("'systemctl start %s' failed; see 'journalctl "
@@ -186,11 +188,7 @@ int xn_follower_start(const char *bridge, const char **how)
 			return XN_ERR;
 		}
 	}
-	err = wait_alive(bridge, -1, 5);
-	if (err)
-		xn_err("%s did not start a follower; see 'journalctl -u %s'",
-		       unit, unit);
-	return err;
+	return 0;
 }
 
 /* Is pid our follower for bridge? (A pid file may outlive its process.) */

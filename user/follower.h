@@ -10,10 +10,10 @@
  * bridge is deleted. Returns an xn_exit code. */
 int xn_follow_run(const char *bridge, struct xn_link *br);
 
-/* Start one (the systemd unit where systemd runs it, a daemon otherwise)
- * unless one is running; wait until it holds its lock. 0 or an xn_exit
- * code after a one-line error. *how says which ("systemd", "daemon",
- * "running"). */
+/* Start one unless one is running: the systemd unit where systemd runs it
+ * (asked for without waiting), a daemon otherwise (waited for until it
+ * holds its lock). 0 or an xn_exit code after a one-line error. *how says
+ * which ("systemd", "daemon", "running"). */
 int xn_follower_start(const char *bridge, const char **how);
 /* Stop it, if one runs. 0, or XN_ERR after a one-line error. */
 int xn_follower_stop(const char *bridge);
