@@ -165,8 +165,7 @@ boot() {
 
 # wait_booted SECS: the guest's /init reached its work folder.
 wait_booted() {
-	local i
-	for i in $(seq $(($1 * 10))); do
+	for _ in $(seq $(($1 * 10))); do
 		[ -e "$W/out/booted" ] && return 0
 		kill -0 "$QPID" 2>/dev/null || return 1
 		sleep 0.1

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# shellcheck shell=bash
 # Debian packages for the test guests (sourced, bash: tests/vm/guest.sh,
 # tests/kernels/run.sh). Kernels and busybox-static are fetched with
 # apt-get download into a cache and unpacked there, never installed on this
