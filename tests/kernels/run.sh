@@ -18,7 +18,7 @@
 # tap frames in place, asserted).
 #
 # Time: about 8 minutes under TCG with 2 vCPUs on the 2-core development
-# VM (471 s from boot to power-off, boot 7-9 s; under TCG every process
+# VM (471-498 s from boot to power-off, boot 7-9 s; under TCG every process
 # start costs 0.1-0.5 s, and the suite starts many). KVM where /dev/kvm
 # works (a guest that does not come up with it within 60 s falls back to
 # TCG, and the failed probe is remembered in the cache).
