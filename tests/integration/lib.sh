@@ -432,6 +432,16 @@ ctr() {
 		'[.bridges[0].ports[] | select(.name == $p) | .counters[$c].packets // 0] | add // 0' "$1" 2>/dev/null || echo 0
 }
 
+# ctr_deltas F0 F1 PORT COUNTER...: "COUNTER=DELTA" of a port's packet
+# counters between two status JSONs, in one jq run.
+ctr_deltas() {
+	local f0=$1 f1=$2 p=$3
+	shift 3
+	jq -rn --slurpfile a "$f0" --slurpfile b "$f1" --arg p "$p" '
+		def c(f; k): [f.bridges[0].ports[] | select(.name == $p) | .counters[k].packets // 0] | add // 0;
+		$ARGS.positional[] as $k | "\($k)=\(c($b[0]; $k) - c($a[0]; $k))"' --args "$@" 2>/dev/null
+}
+
 # ---------------------------------------------------------------- traffic
 
 next_port() { NEXT_PORT=$((NEXT_PORT + 1)); }
@@ -532,13 +542,16 @@ m_end() {
 	M_TC=0 M_XDP=0 M_DEFER=
 	if [ -n "$ATTACHED_MODE" ]; then
 		status_json "$WORK/m1.json"
-		M_TC=$(($(ctr "$WORK/m1.json" "$p" tc_redirect) - $(ctr "$WORK/m0.json" "$p" tc_redirect)))
-		M_XDP=$(($(ctr "$WORK/m1.json" "$p" xdp_redirect) - $(ctr "$WORK/m0.json" "$p" xdp_redirect)))
-		local c
-		for c in xdp_defer_csum xdp_defer_size xdp_defer_target xdp_defer_proto \
-			xdp_defer_refresh pass_unknown pass_refresh pass_not_attached \
-			drop_redirect_err drop_xmit_err; do
-			M_DEFER+=" $c=$(($(ctr "$WORK/m1.json" "$p" $c) - $(ctr "$WORK/m0.json" "$p" $c)))"
+		local kv
+		for kv in $(ctr_deltas "$WORK/m0.json" "$WORK/m1.json" "$p" tc_redirect \
+			xdp_redirect xdp_defer_csum xdp_defer_size xdp_defer_target \
+			xdp_defer_proto xdp_defer_refresh pass_unknown pass_refresh \
+			pass_not_attached drop_redirect_err drop_xmit_err); do
+			case $kv in
+			tc_redirect=*) M_TC=${kv#*=} ;;
+			xdp_redirect=*) M_XDP=${kv#*=} ;;
+			*) M_DEFER+=" $kv" ;;
+			esac
 		done
 	fi
 	echo "measured: rx=$M_RX bridge(witness)=$M_WIT tc_redirect=$M_TC xdp_redirect=$M_XDP;$M_DEFER"

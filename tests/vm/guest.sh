@@ -3,8 +3,8 @@
 # Build what the tests/vm guests boot: a Debian cloud kernel and a busybox
 # initramfs with the kernel's virtio-net modules, iperf3, ethtool and
 # xnv_udp. The kernel and busybox-static come from Debian's packages with
-# apt-get download: cached, never installed on this host (a kernel package
-# would install a kernel; busybox-static would replace a host's busybox).
+# apt-get download (tests/vm/fetch.sh): cached, never installed on this
+# host.
 #
 #   tests/vm/guest.sh OUTDIR
 #	writes OUTDIR/vmlinuz (a link into the cache), OUTDIR/initramfs.cpio
@@ -16,7 +16,6 @@
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
-CACHE=${XNV_CACHE:-/var/cache/xdpnet-vm}
 OUT=${1:?usage: guest.sh OUTDIR}
 KERNEL_META=linux-image-cloud-amd64
 MODS="virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev
@@ -24,96 +23,33 @@ virtio_pci failover net_failover virtio_net"
 
 say() { echo "# guest: $*"; }
 die() { echo "guest.sh: $*" >&2; exit 1; }
+. "$HERE/fetch.sh"
 
 kernel_ok() {
 	local m
 	[ -s "$CACHE/kernel/vmlinuz" ] || return 1
 	for m in $MODS; do [ -s "$CACHE/kernel/$m.ko" ] || return 1; done
 }
-busybox_ok() { [ -x "$CACHE/busybox/busybox" ]; }
 
-# The kernel package the cloud meta-package points at today.
-kernel_pkg() {
-	apt-cache depends "$KERNEL_META" 2>/dev/null |
-		awk '/Depends: linux-image-[0-9]/ { print $2; exit }'
-}
-
-UPDATED=0
-apt_update() {
-	[ "$UPDATED" = 1 ] && return 0
-	say "apt-get update"
-	apt-get update -qq
-	UPDATED=1
-}
-
-# fetch_deb PKG DIR: download PKG and unpack it into DIR/x; DIR/pkg.deb.
-fetch_deb() {
-	chown _apt "$2" 2>/dev/null || true # _apt downloads where it may write
-	if ! (cd "$2" && apt-get download -qq "$1" 2>"$2/apt.err"); then
-		# An old package list may name a version the mirror no longer has.
-		apt_update
-		(cd "$2" && apt-get download -qq "$1") || return 1
-	fi
-	mv "$2"/*.deb "$2/pkg.deb"
-	dpkg-deb -x "$2/pkg.deb" "$2/x"
-}
-
-fetch_kernel() {
-	local pkg dl ver m f
-	pkg=$(kernel_pkg)
-	if [ -z "$pkg" ]; then
-		apt_update
-		pkg=$(kernel_pkg)
-	fi
-	[ -n "$pkg" ] || die "no package list names $KERNEL_META"
-	dl=$(mktemp -d "$CACHE/.dl.XXXXXX")
-	say "downloading $pkg (about 27 MB, once)"
-	fetch_deb "$pkg" "$dl" || { rm -rf "$dl"; die "cannot download $pkg"; }
-	ver=${pkg#linux-image-}
-	mkdir -p "$dl/k"
-	cp "$dl/x/boot/vmlinuz-$ver" "$dl/k/vmlinuz"
+# fetch_kernel's KEEP: the image and the eight modules.
+keep_kernel() { # X VERSION K
+	local m f
+	cp "$1/boot/vmlinuz-$2" "$3/vmlinuz" || return 1
 	for m in $MODS; do
-		f=$(find "$dl/x/lib/modules/$ver" -name "$m.ko" -print -quit)
-		[ -n "$f" ] || { rm -rf "$dl"; die "$pkg has no $m.ko"; }
-		cp "$f" "$dl/k/"
+		f=$(find "$1/lib/modules/$2" -name "$m.ko" -print -quit)
+		[ -n "$f" ] || { echo "no $m.ko" >&2; return 1; }
+		cp "$f" "$3/" || return 1
 	done
-	echo "$pkg $(dpkg-deb -f "$dl/pkg.deb" Version)" >"$dl/k/package"
-	rm -rf "$CACHE/kernel"
-	mv "$dl/k" "$CACHE/kernel"
-	rm -rf "$dl"
 }
 
-fetch_busybox() {
-	local dl
-	dl=$(mktemp -d "$CACHE/.dl.XXXXXX")
-	say "downloading busybox-static (about 1 MB, once)"
-	fetch_deb busybox-static "$dl" || { rm -rf "$dl"; die "cannot download busybox-static"; }
-	mkdir -p "$dl/b"
-	cp "$dl/x/bin/busybox" "$dl/b/busybox"
-	if ldd "$dl/b/busybox" >/dev/null 2>&1; then
-		rm -rf "$dl"
-		die "busybox-static's busybox is not static"
-	fi
-	echo "busybox-static $(dpkg-deb -f "$dl/pkg.deb" Version)" >"$dl/b/package"
-	rm -rf "$CACHE/busybox"
-	mv "$dl/b" "$CACHE/busybox"
-	rm -rf "$dl"
-}
-
-mkdir -p "$CACHE" "$OUT"
-rm -rf "$CACHE"/.dl.* 2>/dev/null || true
+mkdir -p "$OUT"
 if kernel_ok; then
 	say "kernel from the cache: $(cat "$CACHE/kernel/package")"
 else
-	fetch_kernel
+	fetch_kernel "$KERNEL_META" kernel keep_kernel
 	say "kernel: $(cat "$CACHE/kernel/package")"
 fi
-if busybox_ok; then
-	say "busybox from the cache: $(cat "$CACHE/busybox/package")"
-else
-	fetch_busybox
-	say "busybox: $(cat "$CACHE/busybox/package")"
-fi
+busybox_ready
 ln -sf "$CACHE/kernel/vmlinuz" "$OUT/vmlinuz"
 
 # ------------------------------------------------------------ initramfs

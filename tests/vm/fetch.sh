@@ -1,0 +1,100 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# shellcheck shell=bash
+# Debian packages for the test guests (sourced, bash: tests/vm/guest.sh,
+# tests/kernels/run.sh). Kernels and busybox-static are fetched with
+# apt-get download into a cache and unpacked there, never installed on this
+# host (a kernel package would install a kernel; busybox-static would
+# replace a host's busybox). The .debs and their extractions are removed;
+# the caller says what to keep.
+#
+#   CACHE                 the cache ($XNV_CACHE, default /var/cache/xdpnet-vm)
+#   fetch_kernel META DEST KEEP
+#	download the kernel package META (linux-image-cloud-amd64,
+#	linux-image-amd64) depends on today and unpack it into X; then
+#	"KEEP X VERSION K" copies what to keep into the empty folder K, which
+#	becomes $CACHE/DEST, with K/package = "PACKAGE DEBIAN-VERSION"
+#   fetch_busybox         $CACHE/busybox/busybox (static) and its package line
+#
+# The caller defines say MSG and die MSG. Remove the cache folder to
+# download afresh.
+
+CACHE=${XNV_CACHE:-/var/cache/xdpnet-vm}
+mkdir -p "$CACHE"
+rm -rf "$CACHE"/.dl.* 2>/dev/null || true
+
+# The kernel package META points at today.
+kernel_pkg() {
+	apt-cache depends "$1" 2>/dev/null |
+		awk '/Depends: linux-image-[0-9]/ { print $2; exit }'
+}
+
+UPDATED=0
+apt_update() {
+	[ "$UPDATED" = 1 ] && return 0
+	say "apt-get update"
+	apt-get update -qq
+	UPDATED=1
+}
+
+# fetch_deb PKG DIR: download PKG and unpack it into DIR/x; DIR/pkg.deb.
+fetch_deb() {
+	chown _apt "$2" 2>/dev/null || true # _apt downloads where it may write
+	if ! (cd "$2" && apt-get download -qq "$1" 2>"$2/apt.err"); then
+		# An old package list may name a version the mirror no longer has.
+		apt_update
+		(cd "$2" && apt-get download -qq "$1") || return 1
+	fi
+	mv "$2"/*.deb "$2/pkg.deb"
+	dpkg-deb -x "$2/pkg.deb" "$2/x"
+}
+
+deb_mib() {
+	apt-cache show --no-all-versions "$1" 2>/dev/null |
+		awk '/^Size:/ { printf "%d", $2 / 1048576; exit }'
+}
+
+fetch_kernel() { # META DEST KEEP
+	local pkg dl
+	pkg=$(kernel_pkg "$1")
+	if [ -z "$pkg" ]; then
+		apt_update
+		pkg=$(kernel_pkg "$1")
+	fi
+	[ -n "$pkg" ] || die "no package list names $1"
+	dl=$(mktemp -d "$CACHE/.dl.XXXXXX")
+	say "downloading $pkg (about $(deb_mib "$pkg") MB, once)"
+	fetch_deb "$pkg" "$dl" || { rm -rf "$dl"; die "cannot download $pkg"; }
+	mkdir -p "$dl/k"
+	"$3" "$dl/x" "${pkg#linux-image-}" "$dl/k" || { rm -rf "$dl"; die "$pkg: $3 failed"; }
+	echo "$pkg $(dpkg-deb -f "$dl/pkg.deb" Version)" >"$dl/k/package"
+	rm -rf "${CACHE:?}/$2"
+	mv "$dl/k" "$CACHE/$2"
+	rm -rf "$dl"
+}
+
+fetch_busybox() {
+	local dl
+	dl=$(mktemp -d "$CACHE/.dl.XXXXXX")
+	say "downloading busybox-static (about 1 MB, once)"
+	fetch_deb busybox-static "$dl" || { rm -rf "$dl"; die "cannot download busybox-static"; }
+	mkdir -p "$dl/b"
+	cp "$dl/x/bin/busybox" "$dl/b/busybox"
+	if ldd "$dl/b/busybox" >/dev/null 2>&1; then
+		rm -rf "$dl"
+		die "busybox-static's busybox is not static"
+	fi
+	echo "busybox-static $(dpkg-deb -f "$dl/pkg.deb" Version)" >"$dl/b/package"
+	rm -rf "$CACHE/busybox"
+	mv "$dl/b" "$CACHE/busybox"
+	rm -rf "$dl"
+}
+
+# busybox_ready: $CACHE/busybox/busybox, from the cache or fetched.
+busybox_ready() {
+	if [ -x "$CACHE/busybox/busybox" ]; then
+		say "busybox from the cache: $(cat "$CACHE/busybox/package")"
+	else
+		fetch_busybox
+		say "busybox: $(cat "$CACHE/busybox/package")"
+	fi
+}
