@@ -102,6 +102,7 @@ static int attach_locked(const struct xn_opts *o, struct xn_link *br,
 {
 	struct xn_policy pol = {};
 	int err, fresh, bypass, no_follow;
+	struct xdpnet_meta before;
 	struct xn_state s;
 
 	fresh = existing_state(&s, br);
@@ -138,6 +139,7 @@ static int attach_locked(const struct xn_opts *o, struct xn_link *br,
 		}
 	}
 	ld->fresh = fresh;
+	before = s.meta;
 	if (o->mode)
 		s.meta.mode = o->mode;
 	else if (!s.meta.mode)
@@ -155,9 +157,13 @@ static int attach_locked(const struct xn_opts *o, struct xn_link *br,
 			xn_err("attach failed (%s); everything was rolled back",
 			       strerror(-err));
 		} else {
+			/* As it was: the mode and options, the ports. */
+			s.meta = before;
+			xn_meta_write(&s);
+			xn_reconcile_undo(&s, br, &pol, r);
 			xn_state_close(&s);
-			xn_err("attach failed (%s); the datapath keeps what it "
-			       "had (run attach again)",
+			xn_err("attach failed (%s); what it changed was rolled "
+			       "back",
 			       strerror(-err));
 		}
 		xn_policy_free(&pol);

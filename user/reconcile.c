@@ -311,7 +311,7 @@ static int port_apply(struct xn_state *s, struct xdpnet_port *all,
 	}
 	all[slot] = w;
 	if (fresh) {
-		r->added++;
+		r->added_ifindex[r->added++] = l->ifindex;
 		if (!quiet)
 			xn_info("  %s: carried (%s%s%s)", l->name,
 				w.flags & XDPNET_PORT_XDP ? "xdp+tc" : "tc",
@@ -617,8 +617,9 @@ int xn_fdb_repair(struct xn_state *s, const struct xn_link *br,
 /* --------------------------------------------------------- reconcile */
 
 int xn_reconcile(struct xn_state *s, struct xn_link *br,
-		 const struct xn_policy *pol, struct xn_sync *r, int quiet)
+		 const struct xn_policy *pol, struct xn_sync *r, int flags)
 {
+	int quiet = flags & XN_RC_QUIET;
 	const char *fa = getenv("XDPNET_TEST_FAIL_AFTER");
 	int fail_after = fa ? atoi(fa) : -1;
 	struct xdpnet_port *all = NULL;
@@ -643,8 +644,11 @@ int xn_reconcile(struct xn_state *s, struct xn_link *br,
 	if (!err)
 		err = cfg_apply(s, br, pol, quiet);
 	for (i = 0; !err && i < np; i++) {
+		if ((flags & XN_RC_NO_ADD) && !slot_of(all, ports[i].ifindex))
+			continue;
 		err = port_apply(s, all, br, &ports[i], pol, vl, nv, r, quiet);
-		if (!err && fail_after >= 0 && r->added > fail_after) {
+		if (!err && !(flags & XN_RC_NO_ADD) && fail_after >= 0 &&
+		    r->added > fail_after) {
 			/* Tests: make a half-done attach fail here. */
 			xn_err("injected failure (XDPNET_TEST_FAIL_AFTER=%d)",
 			       fail_after);
@@ -718,6 +722,26 @@ int xn_reconcile_link(struct xn_state *s, struct xn_link *br, __u32 ifindex,
 	free(vl);
 	free(all);
 	return err;
+}
+
+void xn_reconcile_undo(struct xn_state *s, struct xn_link *br,
+		       const struct xn_policy *pol, const struct xn_sync *r)
+{
+	struct xdpnet_port *all = calloc(XDPNET_MAX_PORTS, sizeof(*all));
+	struct xn_sync *r2 = calloc(1, sizeof(*r2));
+	__u32 slot;
+	int i;
+
+	if (all && r2 && !ports_read(s, all)) {
+		for (i = 0; i < r->added; i++) {
+			slot = slot_of(all, r->added_ifindex[i]);
+			if (slot)
+				port_drop(s, slot, &all[slot]);
+		}
+		xn_reconcile(s, br, pol, r2, XN_RC_QUIET | XN_RC_NO_ADD);
+	}
+	free(r2);
+	free(all);
 }
 
 void xn_reconcile_clear(struct xn_state *s)

@@ -35,6 +35,12 @@ struct xn_policy {
 struct xn_sync {
 	int added, removed, changed, total, held;
 	int fdb_seeded, fdb_dropped, static_entries;
+	__u32 added_ifindex[XDPNET_MAX_PORTS]; /* the ports this run added */
+};
+
+enum xn_reconcile_flags {
+	XN_RC_QUIET = 1 << 0,  /* log nothing */
+	XN_RC_NO_ADD = 1 << 1, /* converge the ports there are, add none */
 };
 
 /*
@@ -53,9 +59,15 @@ void xn_cfg_want(const struct xn_link *br, const struct xn_policy *pol,
 
 /* Everything: bridge settings, every port (added, changed, removed),
  * VLANs, static and local FDB entries, missing learned ones. Refreshes
- * *br from the kernel first. Logs what changed unless quiet. */
+ * *br from the kernel first. flags: enum xn_reconcile_flags. */
 int xn_reconcile(struct xn_state *s, struct xn_link *br,
-		 const struct xn_policy *pol, struct xn_sync *r, int quiet);
+		 const struct xn_policy *pol, struct xn_sync *r, int flags);
+
+/* Undo an attach that failed half-way on an attached bridge: the ports it
+ * added go again, and the others converge to s->meta (which the caller
+ * has set back). */
+void xn_reconcile_undo(struct xn_state *s, struct xn_link *br,
+		       const struct xn_policy *pol, const struct xn_sync *r);
 
 /* One link changed (or vanished): the bridge itself or one of its ports,
  * present or former. */

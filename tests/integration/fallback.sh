@@ -121,8 +121,9 @@ section_rollback() {
 	check "$L: tcp ipv4 $((CELL / MB)) MB sha256 1->2 after them" tcp_measured 1 2 "$(g_ip4 2)" "$CELL"
 	check "$L: the bridge carried it (nothing hooked)" expect_bridged
 
-	# Next to an attachment: a 4th port joins, picking it up fails.
-	check "$L: attach (tc)" do_attach tc
+	# Next to an attachment: a 4th port joins, picking it up fails. (No
+	# follower: it would pick the port up first.)
+	check "$L: attach (tc, no follower)" do_attach tc --no-follow
 	check "$L: a 4th stand-in joins the bridge" veth_guest_add 4
 	GUESTS+=(xnt-v4)
 	PORTS+=(xntv4)

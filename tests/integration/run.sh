@@ -250,9 +250,9 @@ attach_again() {
 		{ echo "FAIL: does not say that nothing changed"; return 1; }
 }
 
-do_attach() { # MODE
-	echo "+ xdpnet attach $BR --mode $1"
-	xn attach "$BR" --mode "$1"
+do_attach() { # MODE [ARGS...]
+	echo "+ xdpnet attach $BR --mode $*"
+	xn attach "$BR" --mode "$@"
 	local rc=$?
 	echo "exit $rc"
 	[ "$rc" = 0 ] && ATTACHED_MODE=$1
