@@ -66,23 +66,34 @@ const char *xt_port_name(int port)
 	return names[port];
 }
 
+char xt_sh_out[256];
+
 int xt_sh(const char *fmt, ...)
 {
 	char cmd[600];
+	size_t n = 0;
 	va_list ap;
-	int n, rc;
+	FILE *p;
+	int len;
 
 	va_start(ap, fmt);
-	n = vsnprintf(cmd, sizeof(cmd) - 32, fmt, ap);
+	len = vsnprintf(cmd, sizeof(cmd) - 8, fmt, ap);
 	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(cmd) - 32)
+	if (len < 0 || (size_t)len >= sizeof(cmd) - 8)
 		return -1;
 	if (xt_verbose)
 		fprintf(stderr, "+ %s\n", cmd);
-	else
-		strcat(cmd, " >/dev/null 2>&1");
-	rc = system(cmd);
-	return rc;
+	strcat(cmd, " 2>&1");
+	xt_sh_out[0] = 0;
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	/* Keep the first line of what it said, for messages. */
+	while (fgets(xt_sh_out + n, sizeof(xt_sh_out) - n, p))
+		if (!n)
+			n = strcspn(xt_sh_out, "\n");
+	xt_sh_out[n] = 0;
+	return pclose(p);
 }
 
 static int write_file(const char *path, const char *s)
@@ -169,8 +180,8 @@ bool xt_kports_sync(void)
 			if (!CHECK(!xt_sh("ip link set dev %s %s", dev,
 					  w->master ? "master " XT_BRIDGE
 						    : "nomaster"),
-				   "port %s: cannot change its master",
-				   xt_port_name(p)))
+				   "port %s: cannot change its master: %s",
+				   xt_port_name(p), xt_sh_out))
 				return false;
 			if (!w->master) {
 				if (!kport_wait(p, w))
@@ -193,8 +204,8 @@ bool xt_kports_sync(void)
 				  "isolated %s locked %s",
 				  dev, w->state, onoff(w->learning),
 				  onoff(w->isolated), onoff(w->locked)),
-			   "port %s: 'bridge link set' failed",
-			   xt_port_name(p)))
+			   "port %s: 'bridge link set' failed: %s",
+			   xt_port_name(p), xt_sh_out))
 			return false;
 		if (!kport_wait(p, w))
 			return false;

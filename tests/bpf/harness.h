@@ -142,8 +142,10 @@ const char *xt_port_name(int port);
 
 /* The namespace, the bridge, the ports (env.c). NULL or why not. */
 const char *xt_env_setup(void);
-/* Run a shell command in our namespace; 0 on success. */
+/* Run a shell command in our namespace; 0 on success. The first line it
+ * printed is in xt_sh_out. */
 int xt_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+extern char xt_sh_out[256];
 
 /* The kernel's view of a bridge port (what the live build reads). */
 struct xt_kport {
@@ -328,6 +330,15 @@ struct xt_run {
 	bool meta_changed;
 };
 bool xt_test_run(struct xt_run *r);
+/*
+ * Frames BPF_PROG_TEST_RUN refuses (EINVAL; seen on Linux 6.18): any
+ * program, under 14 bytes (a runt); TC, an IPv4 (IPv6) EtherType with
+ * less than 20 (40) bytes behind the Ethernet header. A real port never
+ * hands either program a runt (veth and tun refuse to send one). Rows
+ * and the fuzz run accept the refusal of exactly these frames, and judge
+ * them by the rules if a kernel takes them.
+ */
+bool xt_kernel_refuses(bool xdp, const __u8 *f, size_t len);
 
 /* A row: one frame, run through the stages in order, each with what it
  * must produce. */

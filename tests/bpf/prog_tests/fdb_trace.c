@@ -12,8 +12,10 @@
  * bridge learns before it forwards. That is the fence for "nothing was
  * copied".
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -22,11 +24,13 @@
 #include <linux/if_packet.h>
 #include <linux/neighbour.h>
 #include <sys/socket.h>
+#include <bpf/bpf.h>
 
 #include "harness.h"
 #include "nl.h"
 
 static const struct xt_topology empty;
+static void run_all(void);
 static const __u8 mac_y[ETH_ALEN] = { 0x02, 0x00, 0x5e, 0x10, 0x00, 0x79 };
 static __u32 nonce;
 
@@ -175,8 +179,8 @@ static void fdb_sh(const char *verb, const __u8 *mac, int port,
 		 mac[2], mac[3], mac[4], mac[5]);
 	CHECK(!xt_sh("bridge fdb %s %s dev %s master %s", verb, m,
 		     xt_ports[port].dev, extra),
-	      "'bridge fdb %s %s dev %s master %s' failed", verb, m,
-	      xt_ports[port].dev, extra);
+	      "'bridge fdb %s %s dev %s master %s' failed: %s", verb, m,
+	      xt_ports[port].dev, extra, xt_sh_out);
 }
 
 static void forget(const __u8 *mac)
@@ -251,39 +255,56 @@ static void learn_move_delete(void)
 	      (unsigned long long)(xt_fdb_ev(XDPNET_FE_DELETE) - del));
 }
 
-static void user_add_drops(void)
+/*
+ * "bridge fdb add" (or "replace") of an entry: the trace drops the copy
+ * before the bridge acts, so frames to that MAC take the bridge until user
+ * space copies the result. "add" of an entry the bridge has already
+ * learned is refused (EEXIST) after the trace ran: the copy goes all the
+ * same (safe: frames take the bridge).
+ */
+static void user_add_drops(bool replace)
 {
 	const __u8 *m = xt_macs[M_NEW];
 	struct xdpnet_fdb_val v;
 	struct xn_fdb_entry e;
+	char mac[18];
 	__u64 user;
+	int rc;
 
-	if (!begin("'bridge fdb add' drops the copy"))
+	if (!begin(replace ? "'bridge fdb replace' drops the copy"
+			   : "'bridge fdb add' drops the copy"))
 		return;
 	forget(m);
 	if (!send_src(P_A, m, P_NONE) || !wait_copy(m, 0, P_A, &v))
 		return;
 	user = xt_fdb_ev(XDPNET_FE_USER);
-	fdb_sh("add", m, P_B, "static");
-	/* The trace runs before the bridge acts: by the time the command
+	snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1],
+		 m[2], m[3], m[4], m[5]);
+	rc = xt_sh("bridge fdb %s %s dev %s master static",
+		   replace ? "replace" : "add", mac, xt_ports[P_B].dev);
+	if (replace)
+		CHECK(!rc, "'bridge fdb replace' failed: %s", xt_sh_out);
+	else
+		CHECK(rc, "'bridge fdb add' of a learned entry succeeded");
+	/* The trace ran before the bridge acted: by the time the command
 	 * has returned, the copy is gone, in both maps. */
-	CHECK(!copy_get(m, 0, &v), "learned copy still there (ifindex %u)",
+	CHECK(!copy_get(m, 0, &v),
+	      "the learned copy is still there "
+	      "(ifindex %u)",
 	      v.ifindex);
 	CHECK(!xt_fdb_get_raw(xt_b->map[XT_M_FDB_STATIC], m, 0, &v),
 	      "a static copy appeared (ifindex %u)", v.ifindex);
 	CHECK(xt_fdb_ev(XDPNET_FE_USER) == user + 1,
 	      "fdb_ev user +%llu, want +1",
 	      (unsigned long long)(xt_fdb_ev(XDPNET_FE_USER) - user));
-	CHECK(bridge_has(m, 0, &e) && e.ifindex == xt_ifindex(P_B) &&
-		      (e.state & NUD_NOARP),
-	      "the bridge has ifindex %u state 0x%x, want B static", e.ifindex,
-	      e.state);
-	/* A frame from it now: whatever the bridge does with its static
-	 * entry (it moves one that is not sticky), a copy says the same. */
-	if (send_src(P_A, m, P_C) && bridge_has(m, 0, &e) && copy_get(m, 0, &v))
-		CHECK(v.ifindex == e.ifindex,
-		      "the copy is on ifindex %u, the bridge's on %u",
-		      v.ifindex, e.ifindex);
+	if (replace)
+		CHECK(bridge_has(m, 0, &e) && e.ifindex == xt_ifindex(P_B) &&
+			      (e.state & NUD_NOARP),
+		      "the bridge has ifindex %u state 0x%x, want B static",
+		      e.ifindex, e.state);
+	else
+		CHECK(bridge_has(m, 0, &e) && e.ifindex == xt_ifindex(P_A),
+		      "the bridge has ifindex %u, want A (learned)", e.ifindex);
 	forget(m);
 }
 
@@ -326,6 +347,42 @@ static void no_learning_port(void)
 	if (!send_src(P_A, mac_y, P_C))
 		return;
 	CHECK(!copy_get(mac_y, 0, &v), "copied on ifindex %u", v.ifindex);
+}
+
+/* Witness for the verdict rows: the bridge drops a frame whose source is
+ * a group or the zero address, on a port that learns or not. */
+static void invalid_source_dropped(bool learning)
+{
+	static const __u8 zero[ETH_ALEN],
+		group[ETH_ALEN] = { 0x01, 0x00, 0x5e, 0, 0, 0x42 };
+	int fd;
+
+	if (!xt_begin("witness: the bridge drops a frame from a group or zero "
+		      "source%s",
+		      learning ? "" : " (learning off)"))
+		return;
+	if (!xt_row_prepare(&table, learning ? NULL : a_no_learning))
+		return;
+	/* The fence: a frame from a valid source sent after them is
+	 * flooded; the invalid ones before it must not have been. */
+	fd = pkt_socket(P_C);
+	if (!CHECK(fd >= 0, "packet socket: %s", strerror(errno)))
+		return;
+	drain(fd);
+	if (send_src(P_A, zero, P_NONE) && send_src(P_A, group, P_NONE) &&
+	    send_src(P_A, mac_y, P_C)) {
+		__u8 buf[2048];
+		ssize_t len;
+
+		while ((len = recv(fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0)
+			CHECK(memcmp(buf + ETH_ALEN, zero, ETH_ALEN) &&
+				      memcmp(buf + ETH_ALEN, group, ETH_ALEN),
+			      "the bridge forwarded a frame from %s",
+			      buf[6] & 1 ? "a group source"
+					 : "the zero source");
+	}
+	close(fd);
+	forget(mac_y);
 }
 
 static bool cfg_other(bool netns)
@@ -423,13 +480,20 @@ static void static_moved_before_copy(void)
 	    !CHECK(bridge_has(m, 0, &e), "the bridge lost the entry"))
 		return;
 	copies_agree(m, "after the first move");
-	/* user space copies the bridge's static entry, where it is now */
+	/* user space copies the bridge's static entry, where it is now, as
+	 * the follower does (user/reconcile.c): any learned copy goes */
 	for (port = 0; port < XT_NR_PORTS; port++)
 		if (xt_ifindex(port) == e.ifindex)
 			break;
-	if (!CHECK(port < XT_NR_PORTS, "the entry is on ifindex %u",
-		   e.ifindex) ||
-	    !xt_fdb_put(M_STATIC_B, 0, port,
+	if (!CHECK(port < XT_NR_PORTS, "the entry is on ifindex %u", e.ifindex))
+		return;
+	{
+		struct xdpnet_fdb_key k = { .vid = 0 };
+
+		memcpy(k.mac, m, ETH_ALEN);
+		bpf_map_delete_elem(xt_b->map[XT_M_FDB], &k);
+	}
+	if (!xt_fdb_put(M_STATIC_B, 0, port,
 			XDPNET_FDB_STATIC | XDPNET_FDB_SEEDED, 0))
 		return;
 	if (send_src(P_D, m, P_A))
@@ -444,10 +508,18 @@ static void vlan_key(void)
 
 	if (!begin("with VLAN filtering the copy is keyed by the VLAN"))
 		return;
-	if (!CHECK(!xt_sh("ip link set " XT_BRIDGE
-			  " type bridge vlan_filtering 1"),
-		   "cannot turn VLAN filtering on"))
+	if (xt_sh("ip link set " XT_BRIDGE " type bridge vlan_filtering 1")) {
+		/* The probe: a kernel built without
+		 * CONFIG_BRIDGE_VLAN_FILTERING says so. */
+		if (strstr(xt_sh_out, "not supported"))
+			xt_skip("the kernel lacks bridge VLAN filtering "
+				"(CONFIG_BRIDGE_VLAN_FILTERING): %s",
+				xt_sh_out);
+		else
+			CHECK(false, "cannot turn VLAN filtering on: %s",
+			      xt_sh_out);
 		return;
+	}
 	forget(m);
 	if (send_src(P_A, m, P_NONE) && wait_copy(m, 1, P_A, &v))
 		CHECK(!copy_get(m, 0, &v), "a copy without the VLAN too");
@@ -456,10 +528,25 @@ static void vlan_key(void)
 	      m[0], m[1], m[2], m[3], m[4], m[5], xt_ports[P_A].dev);
 	wait_copy(m, 1, P_NONE, &v);
 	CHECK(!xt_sh("ip link set " XT_BRIDGE " type bridge vlan_filtering 0"),
-	      "cannot turn VLAN filtering off");
+	      "cannot turn VLAN filtering off: %s", xt_sh_out);
 }
 
 void test_fdb_trace(void)
+{
+	cpu_set_t all, one;
+
+	/* Frames sent one after the other reach the bridge in that order
+	 * when they are sent from one CPU (one backlog): the fences rely on
+	 * it. */
+	sched_getaffinity(0, sizeof(all), &all);
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu() < 0 ? 0 : sched_getcpu(), &one);
+	sched_setaffinity(0, sizeof(one), &one);
+	run_all();
+	sched_setaffinity(0, sizeof(all), &all);
+}
+
+static void run_all(void)
 {
 	xt_begin("attach the FDB mirror programs");
 	if (xt_b->trace_skip)
@@ -467,9 +554,12 @@ void test_fdb_trace(void)
 	else if (!xt_trace_attach(xt_b))
 		return;
 	learn_move_delete();
-	user_add_drops();
+	user_add_drops(false);
+	user_add_drops(true);
 	host_mac_not_learned();
 	no_learning_port();
+	invalid_source_dropped(true);
+	invalid_source_dropped(false);
 	other_bridge(false);
 	other_bridge(true);
 	static_follows();

@@ -26,8 +26,9 @@
 #include "model.h"
 
 #define NR_PHASES 4
-#define REFRESH_J 100000 /* jiffies: nothing becomes due during a run */
-#define MAX_REPORTS 10
+#define REFRESH_J 100000   /* jiffies: nothing becomes due during a run */
+#define MAX_KINDS 16	   /* kinds of mismatch told apart */
+#define REPORTS_PER_KIND 2 /* frames reported in full, per kind */
 
 /* ---- a small deterministic generator (splitmix64) */
 
@@ -423,7 +424,16 @@ static size_t make_frame(struct rng *r, __u8 *buf, int *in, int ph)
 /* ---- checking one run against the model */
 
 static struct {
-	unsigned long frames, runs, refused, mismatches, reports;
+	unsigned long frames, runs, refused, mismatches;
+	/* Mismatches by kind: the stage, the model's verdict, what went
+	 * wrong and the return code seen. */
+	struct {
+		bool xdp;
+		int ctr, what;
+		__u32 retval;
+		unsigned long n, first;
+	} kind[MAX_KINDS];
+	int nr_kinds;
 	unsigned long verdicts[2][XDPNET_C_MAX + 1]; /* [xdp][ctr + 1] */
 	struct xdpnet_ctr_val want[XT_SLOTS][XDPNET_C_MAX];
 } st;
@@ -488,19 +498,13 @@ static bool one_run(struct xm_state *m, unsigned long idx, int ph, bool xdp,
 	};
 	struct xm_verdict v = { .ctr = -1, .out_slot = -1 };
 	char why[256] = "", hex[160];
-	bool ok = true;
+	int what = 0, k;
 
 	st.runs++;
-	if (!xdp && len < ETH_HLEN) {
-		/* The kernel does not test-run TC programs on these. */
-		xt_test_run(&run);
-		st.refused++;
-		if (run.err != -EINVAL)
-			snprintf(why, sizeof(why),
-				 "a %zu-byte frame: BPF_PROG_TEST_RUN gave %d, "
-				 "want -EINVAL",
-				 len, run.err);
-		goto out;
+	xt_test_run(&run);
+	if (run.err == -EINVAL && xt_kernel_refuses(xdp, frame, len)) {
+		st.refused++; /* never ran: the model does not run it either */
+		return true;
 	}
 	memcpy(want, frame, len);
 	if (xdp)
@@ -509,7 +513,6 @@ static bool one_run(struct xm_state *m, unsigned long idx, int ph, bool xdp,
 		xm_tc(m, want, len, run.ifindex, &v);
 	if (!v.completed)
 		memcpy(want, frame, len);
-	xt_test_run(&run);
 	st.verdicts[xdp][v.ctr + 1]++;
 	count(v.in_slot, v.ctr, len);
 	count(v.out_slot, v.out_slot >= 0 ? XDPNET_C_RX_REDIRECTED : -1, len);
@@ -520,19 +523,32 @@ static bool one_run(struct xm_state *m, unsigned long idx, int ph, bool xdp,
 		snprintf(why, sizeof(why), "returned %d, want %d (%s)",
 			 (int)run.retval, (int)v.retval, xt_ctr_name(v.ctr));
 	else if (!counters_ok(why, sizeof(why)))
-		; /* why says */
-	else if (run.out_len != len || memcmp(run.out, want, len))
+		what = 1; /* why says */
+	else if (run.out_len != len || memcmp(run.out, want, len)) {
 		snprintf(why, sizeof(why), "frame changed (%s)",
 			 v.completed ? "want the checksum completed"
 				     : "want it unchanged");
-	else if (run.meta_changed)
+		what = 2;
+	} else if (run.meta_changed) {
 		snprintf(why, sizeof(why), "metadata changed");
-out:
+		what = 3;
+	}
 	if (!why[0])
 		return true;
-	ok = false;
 	st.mismatches++;
-	if (st.reports++ < MAX_REPORTS) {
+	for (k = 0; k < st.nr_kinds; k++)
+		if (st.kind[k].xdp == xdp && st.kind[k].ctr == v.ctr &&
+		    st.kind[k].what == what && st.kind[k].retval == run.retval)
+			break;
+	if (k == st.nr_kinds && k < MAX_KINDS) {
+		st.kind[k].xdp = xdp;
+		st.kind[k].ctr = v.ctr;
+		st.kind[k].what = what;
+		st.kind[k].retval = run.retval;
+		st.kind[k].first = idx;
+		st.nr_kinds++;
+	}
+	if (k < MAX_KINDS && st.kind[k].n++ < REPORTS_PER_KIND) {
 		hexdump(frame, len, hex, sizeof(hex));
 		CHECK(false,
 		      "frame %lu (phase %s, %s%s, in port %s, %zu bytes): %s "
@@ -542,7 +558,7 @@ out:
 		      xt_port_name(in), len, why, xt_ctr_name(v.ctr), v.in_slot,
 		      v.out_slot, hex);
 	}
-	return ok;
+	return false;
 }
 
 /* The FDB as the datapath left it equals the model's (hints mended, keep
@@ -584,8 +600,8 @@ static void report(double secs)
 	static const char *const stage[2] = { "tc", "xdp" };
 	int x, c;
 
-	xt_note("seed 0x%llx, %lu frames, %lu runs (%lu refused by the kernel: "
-		"tc under 14 bytes), %.1f s",
+	xt_note("seed 0x%llx, %lu frames, %lu runs (%lu the kernel does not "
+		"test-run: runts, truncated IP headers for tc), %.1f s",
 		xt_opts.seed, st.frames, st.runs, st.refused, secs);
 	for (x = 0; x < 2; x++) {
 		char line[1024];
@@ -640,7 +656,7 @@ void test_fuzz(void)
 	static __u8 frame[XT_MAX_FRAME];
 	struct timespec t0, t1;
 	unsigned long i, n = xt_opts.fuzz;
-	int ph = -1;
+	int ph = -1, k;
 
 	if (!n || !xt_begin("%lu frames, seed 0x%llx", n, xt_opts.seed))
 		return;
@@ -680,6 +696,17 @@ void test_fuzz(void)
 	fdb_agrees(&m, ph);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	report((t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+	for (k = 0; k < st.nr_kinds; k++)
+		CHECK(false,
+		      "%lu runs (first: frame %lu): %s, model %s, the program "
+		      "returned %d, %s",
+		      st.kind[k].n, st.kind[k].first,
+		      st.kind[k].xdp ? "xdp" : "tc",
+		      xt_ctr_name(st.kind[k].ctr), (int)st.kind[k].retval,
+		      (const char *const[]){
+			      "return code differs", "counters differ",
+			      "frame differs",
+			      "metadata differs" }[st.kind[k].what]);
 	CHECK(!st.mismatches, "%lu of %lu runs differ from the model",
 	      st.mismatches, st.runs);
 	if (n >= 20000)
