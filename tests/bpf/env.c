@@ -114,11 +114,11 @@ static void sleep_ms(int ms)
 	nanosleep(&ts, NULL);
 }
 
-bool xt_kport_read(int port, struct xt_kport *out)
+bool xt_kport_read_ifindex(__u32 ifindex, struct xt_kport *out)
 {
 	struct xn_link l;
 
-	if (xn_get_link_by_index(xt_env.ifindex[port], &l))
+	if (xn_get_link_by_index(ifindex, &l))
 		return false;
 	out->master = l.is_port && l.master == xt_env.bridge_ifindex;
 	out->state = out->master ? l.stp_state : 0;
@@ -126,6 +126,11 @@ bool xt_kport_read(int port, struct xt_kport *out)
 	out->isolated = out->master && l.isolated;
 	out->locked = out->master && l.locked;
 	return true;
+}
+
+bool xt_kport_read(int port, struct xt_kport *out)
+{
+	return xt_kport_read_ifindex(xt_env.ifindex[port], out);
 }
 
 static bool kport_equal(const struct xt_kport *a, const struct xt_kport *b)

@@ -161,6 +161,7 @@ extern struct xt_kport xt_kwant[XT_NR_PORTS];
 bool xt_kports_sync(void);
 /* Read a port's state and flags back from the kernel (netlink). */
 bool xt_kport_read(int port, struct xt_kport *out);
+bool xt_kport_read_ifindex(__u32 ifindex, struct xt_kport *out);
 
 /* ----------------------------------------------------------- the maps */
 
@@ -409,8 +410,12 @@ struct xt_opts {
 };
 extern struct xt_opts xt_opts;
 
+/* The tests, in the order they run (one file each in prog_tests/). */
+/* clang-format off */
 #define XT_TESTS(X) \
-	X(verdicts) X(vlan) X(csum) X(refresh) X(live) X(fdb_trace) X(fuzz)
+	X(verdicts) X(vlan) X(csum) X(refresh) X(live) X(gso) X(fdb_trace) \
+	X(fuzz)
+/* clang-format on */
 #define XT_DECLARE(n) void test_##n(void);
 XT_TESTS(XT_DECLARE)
 #undef XT_DECLARE

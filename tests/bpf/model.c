@@ -76,8 +76,8 @@ static __u32 slot_by_ifindex(struct xm_state *m, __u32 ifindex)
 	return 0;
 }
 
-static struct xm_fdb *fdb_find(struct xm_state *m, const __u8 *mac, __u16 vid,
-			       bool is_static)
+struct xm_fdb *xm_fdb_find(struct xm_state *m, const __u8 *mac, __u16 vid,
+			   bool is_static)
 {
 	int i;
 
@@ -256,7 +256,7 @@ static int decide(struct xm_state *m, struct frame *fr, struct xm_verdict *v)
 	if (fr->len < ETH_HLEN)
 		return XDPNET_C_PASS_MALFORMED;
 	if (!m->cfg.vlan_filtering) {
-		src = fdb_find(m, smac, 0, false);
+		src = xm_fdb_find(m, smac, 0, false);
 		/* a wrong hint on the ingress port's own entry is mended */
 		if (src && src->val.ifindex == fr->ifindex && v->in_slot &&
 		    !(port_at(m, src->val.slot) &&
@@ -291,14 +291,15 @@ static int decide(struct xm_state *m, struct frame *fr, struct xm_verdict *v)
 		return XDPNET_C_PASS_ISOLATED;
 	if (m->cfg.vlan_filtering) {
 		vid = fr->tagged ? fr->vid : in->pvid;
+		v->vid = vid;
 		if (!vid || !vlan_find(m, fr->ifindex, vid))
 			return XDPNET_C_PASS_VLAN;
-		src = fdb_find(m, smac, vid, false);
+		src = xm_fdb_find(m, smac, vid, false);
 	}
 	if (in_flags & XDPNET_PORT_LEARNING) {
 		bool here = src && src->val.ifindex == fr->ifindex;
 
-		st = fdb_find(m, smac, vid, true);
+		st = xm_fdb_find(m, smac, vid, true);
 		if (!(here && !(src->val.flags & XDPNET_FDB_LOCKED)) &&
 		    !(st && st->val.ifindex == fr->ifindex &&
 		      !(st->val.flags & (XDPNET_FDB_LOCAL | XDPNET_FDB_LOCKED))))
@@ -313,9 +314,9 @@ static int decide(struct xm_state *m, struct frame *fr, struct xm_verdict *v)
 	} else if ((smac[0] & 1) || !memcmp(smac, "\0\0\0\0\0\0", 6)) {
 		return XDPNET_C_PASS_SRC;
 	}
-	dst = fdb_find(m, dmac, vid, false);
+	dst = xm_fdb_find(m, dmac, vid, false);
 	if (!dst)
-		dst = fdb_find(m, dmac, vid, true);
+		dst = xm_fdb_find(m, dmac, vid, true);
 	if (!dst)
 		return XDPNET_C_PASS_UNKNOWN;
 	if (dst->val.flags & XDPNET_FDB_LOCAL)

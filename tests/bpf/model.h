@@ -62,6 +62,7 @@ struct xm_verdict {
 	__u32 in_slot;	/* 0: the ingress port is not carried */
 	int out_slot;	/* RX_REDIRECTED counted there; -1: none */
 	bool completed; /* XDP: the L4 checksum completed in place */
+	__u16 vid;	/* the VLAN the FDB was looked up in */
 };
 
 /* The model's decision for one frame; it updates the model's maps as the
@@ -71,5 +72,9 @@ void xm_tc(struct xm_state *m, const __u8 *frame, size_t len, __u32 ifindex,
 	   struct xm_verdict *v);
 void xm_xdp(struct xm_state *m, const __u8 *frame, size_t len, __u32 ifindex,
 	    bool skb_backed, struct xm_verdict *v);
+
+/* An entry of the model's FDB (learned, or static and local). */
+struct xm_fdb *xm_fdb_find(struct xm_state *m, const __u8 *mac, __u16 vid,
+			   bool is_static);
 
 #endif
