@@ -26,7 +26,7 @@ struct xt_build *xt_b;
 static struct {
 	char name[200];
 	bool active, failed, skipped;
-	char log[4096];
+	char log[16384];
 	size_t loglen;
 	int nr, passed, failed_n, skipped_n, known_n;
 	const char *prefix;
