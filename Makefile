@@ -93,9 +93,14 @@ $(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS)
 	@echo "  CC       $@"
 	@$(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(PKG_LIBS) -lcmocka
 
-$(OUT)/tests/bpf_prog_test: tests/bpf/bpf_prog_test.c $(LIB_OBJS)
+# tests/bpf: a harness (tests/bpf/*.c) and one file per job
+# (tests/bpf/prog_tests/*.c), run against both builds of the datapath.
+BPF_TEST_SRCS := $(wildcard tests/bpf/*.c tests/bpf/prog_tests/*.c)
+$(OUT)/tests/bpf_prog_test: $(BPF_TEST_SRCS) tests/bpf/*.h $(LIB_OBJS) \
+		$(OUT)/xdpnet.skel.h $(OUT)/xdpnet_live.skel.h
 	@echo "  CC       $@"
-	@$(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(PKG_LIBS) -lcmocka
+	@$(CC) $(CFLAGS) -Itests/bpf $(BPF_TEST_SRCS) $(LIB_OBJS) -o $@ \
+		$(PKG_LIBS)
 
 $(OUT)/tests/vnet_relay: tests/tools/vnet_relay.c | $(OUT)
 	@echo "  CC       $@"
@@ -141,8 +146,11 @@ check-bench: deps
 check-unit: $(UNIT_TESTS)
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
 
+# Root: every program of both builds loads, the tables and a fuzz run of
+# 100,000 frames (BPF_FUZZ=N changes that, BPF_SEED=S the seed).
 check-bpf: $(BPF_TESTS)
-	$(BPF_TESTS)
+	$(BPF_TESTS) $(if $(BPF_FUZZ),--fuzz $(BPF_FUZZ)) \
+		$(if $(BPF_SEED),--seed $(BPF_SEED))
 
 check-integration: all
 	tests/integration/run.sh
@@ -227,7 +235,8 @@ check-libvirt: all
 
 format:
 	clang-format -i bpf/*.c bpf/*.h user/*.c user/*.h include/*.h \
-		tests/unit/*.c tests/bpf/*.c tests/tools/*.c tests/tools/*.h
+		tests/unit/*.c tests/bpf/*.c tests/bpf/*.h \
+		tests/bpf/prog_tests/*.c tests/tools/*.c tests/tools/*.h
 
 clean:
 	rm -rf $(OUT)

@@ -96,8 +96,8 @@ struct ok_case {
 #define A(...) { __VA_ARGS__, NULL }
 
 static const struct ok_case ok_cases[] = {
-	/* attach: default mode is tc */
-	{ A("attach", "br0"), XN_CMD_ATTACH, "br0", XDPNET_MODE_TC, 0, 0, 0, 0 },
+	/* attach: no --mode keeps the current mode (0: not given) */
+	{ A("attach", "br0"), XN_CMD_ATTACH, "br0", 0, 0, 0, 0, 0 },
 	{ A("attach", "br0", "--mode", "xdp"), XN_CMD_ATTACH, "br0",
 	  XDPNET_MODE_XDP, 0, 0, 0, 0 },
 	{ A("attach", "br0", "--mode", "tc"), XN_CMD_ATTACH, "br0",
@@ -116,20 +116,24 @@ static const struct ok_case ok_cases[] = {
 	  XDPNET_MODE_XDP, 0, 0, 0, 0 },
 	{ A("attach", "br0", "--mode", "xdp", "--mode", "tc"), XN_CMD_ATTACH,
 	  "br0", XDPNET_MODE_TC, 0, 0, 0, 0 },
-	{ A("attach", "br0", "--follow"), XN_CMD_ATTACH, "br0",
-	  XDPNET_MODE_TC, 0, 0, 1, 0 },
+	{ A("attach", "br0", "--follow"), XN_CMD_ATTACH, "br0", 0, 0, 0, 1,
+	  0 },
 	{ A("attach", "br0", "-f", "--mode=xdp"), XN_CMD_ATTACH, "br0",
 	  XDPNET_MODE_XDP, 0, 0, 1, 0 },
-	{ A("attach", "br0", "--strict"), XN_CMD_ATTACH, "br0",
-	  XDPNET_MODE_TC, 0, 0, 0, 1 },
+	{ A("attach", "br0", "--strict"), XN_CMD_ATTACH, "br0", 0, 0, 0, 0,
+	  1 },
 	{ A("attach", "-s", "br0", "--follow", "--mode", "xdp"),
 	  XN_CMD_ATTACH, "br0", XDPNET_MODE_XDP, 0, 0, 1, 1 },
 	/* names at the length limit: 15 characters */
 	{ A("attach", "abcdefghijklmno"), XN_CMD_ATTACH, "abcdefghijklmno",
-	  XDPNET_MODE_TC, 0, 0, 0, 0 },
-	{ A("attach", "a"), XN_CMD_ATTACH, "a", XDPNET_MODE_TC, 0, 0, 0, 0 },
-	{ A("attach", "br-0.10"), XN_CMD_ATTACH, "br-0.10", XDPNET_MODE_TC, 0,
-	  0, 0, 0 },
+	  0, 0, 0, 0, 0 },
+	{ A("attach", "a"), XN_CMD_ATTACH, "a", 0, 0, 0, 0, 0 },
+	{ A("attach", "br-0.10"), XN_CMD_ATTACH, "br-0.10", 0, 0, 0, 0, 0 },
+	/* follow: the follower in the foreground */
+	{ A("follow", "br0"), XN_CMD_FOLLOW, "br0", 0, 0, 0, 0, 0 },
+	{ A("-v", "follow", "br0"), XN_CMD_FOLLOW, "br0", 0, 0, 1, 0, 0 },
+	{ A("follow", "abcdefghijklmno", "-vv"), XN_CMD_FOLLOW,
+	  "abcdefghijklmno", 0, 0, 2, 0, 0 },
 	/* detach */
 	{ A("detach", "br0"), XN_CMD_DETACH, "br0", 0, 0, 0, 0, 0 },
 	{ A("detach", "-v", "br0"), XN_CMD_DETACH, "br0", 0, 0, 1, 0, 0 },
@@ -206,6 +210,64 @@ static void test_valid(void **state)
 		if (o.strict != c->strict)
 			fail_msg("[%s] strict %d, want %d", what, o.strict,
 				 c->strict);
+		if (o.no_follow || o.bypass_filters)
+			fail_msg("[%s] no_follow %d bypass_filters %d, want "
+				 "neither",
+				 what, o.no_follow, o.bypass_filters);
+	}
+}
+
+/* attach's follower and filter options: --no-follow (-n),
+ * --bypass-filters (-B), --follow (-f). */
+static const struct {
+	const char *args[MAX_ARGS + 1];
+	unsigned int mode;
+	int follow, no_follow, bypass_filters;
+} attach_cases[] = {
+	{ A("attach", "br0", "--no-follow"), .no_follow = 1 },
+	{ A("attach", "-n", "br0"), .no_follow = 1 },
+	{ A("attach", "br0", "--no-f"), .no_follow = 1 },
+	{ A("--no-follow", "attach", "br0"), .no_follow = 1 },
+	{ A("attach", "br0", "--bypass-filters"), .bypass_filters = 1 },
+	{ A("attach", "br0", "-B"), .bypass_filters = 1 },
+	{ A("attach", "br0", "--no-follow", "--bypass-filters", "--mode",
+	    "xdp"),
+	  .mode = XDPNET_MODE_XDP, .no_follow = 1, .bypass_filters = 1 },
+	{ A("attach", "-nB", "br0", "--strict"), .no_follow = 1,
+	  .bypass_filters = 1 },
+	{ A("attach", "br0", "--follow", "--bypass-filters"), .follow = 1,
+	  .bypass_filters = 1 },
+	{ A("attach", "br0", "-f"), .follow = 1 },
+};
+
+static void test_attach_follow_options(void **state)
+{
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(attach_cases); i++) {
+		struct xn_opts o;
+		char err[256], what[256];
+		int rc;
+
+		describe(attach_cases[i].args, what, sizeof(what));
+		rc = parse(attach_cases[i].args, &o, err, sizeof(err));
+		if (rc != 0)
+			fail_msg("[%s] returned %d: %s", what, rc, err);
+		if (o.cmd != XN_CMD_ATTACH || !o.bridge ||
+		    strcmp(o.bridge, "br0"))
+			fail_msg("[%s] not 'attach br0'", what);
+		if (o.mode != attach_cases[i].mode ||
+		    o.follow != attach_cases[i].follow ||
+		    o.no_follow != attach_cases[i].no_follow ||
+		    o.bypass_filters != attach_cases[i].bypass_filters)
+			fail_msg("[%s] mode %u follow %d no_follow %d "
+				 "bypass_filters %d, want %u %d %d %d",
+				 what, o.mode, o.follow, o.no_follow,
+				 o.bypass_filters, attach_cases[i].mode,
+				 attach_cases[i].follow,
+				 attach_cases[i].no_follow,
+				 attach_cases[i].bypass_filters);
 	}
 }
 
@@ -299,6 +361,34 @@ static const struct err_case err_cases[] = {
 	{ A("status", "", "--json"), "not a valid interface name" },
 	{ A("fdb", "abcdefghijklmnop", "--json"),
 	  "not a valid interface name" },
+	/* a follower in the foreground, or none: not both */
+	{ A("attach", "br0", "--follow", "--no-follow"),
+	  "--follow and --no-follow exclude each other" },
+	{ A("attach", "br0", "--no-follow", "--follow"),
+	  "--follow and --no-follow exclude each other" },
+	{ A("attach", "-fn", "br0"),
+	  "--follow and --no-follow exclude each other" },
+	{ A("attach", "br0", "-n", "--mode", "xdp", "-f", "-B"),
+	  "--follow and --no-follow exclude each other" },
+	/* the new options are attach's */
+	{ A("detach", "br0", "--no-follow"), "not valid for 'detach'" },
+	{ A("detach", "br0", "--bypass-filters"), "not valid for 'detach'" },
+	{ A("status", "-n"), "not valid for 'status'" },
+	{ A("status", "br0", "-B"), "not valid for 'status'" },
+	{ A("fdb", "br0", "--no-follow"), "not valid for 'fdb'" },
+	/* follow: a BRIDGE and nothing else */
+	{ A("follow"), "'follow' needs a BRIDGE" },
+	{ A("follow", "-v"), "'follow' needs a BRIDGE" },
+	{ A("follow", "br0", "br1"), "unexpected argument 'br1'" },
+	{ A("follow", "br0", "--mode", "xdp"), "not valid for 'follow'" },
+	{ A("follow", "br0", "--follow"), "not valid for 'follow'" },
+	{ A("follow", "br0", "--no-follow"), "not valid for 'follow'" },
+	{ A("follow", "br0", "--bypass-filters"), "not valid for 'follow'" },
+	{ A("follow", "br0", "--json"), "not valid for 'follow'" },
+	{ A("follow", "br0", "--strict"), "not valid for 'follow'" },
+	{ A("follow", ".."), "not a valid interface name" },
+	{ A("follow", "abcdefghijklmnop"), "not a valid interface name" },
+	{ A("Follow", "br0"), "unknown command 'Follow'" },
 };
 
 static void test_errors(void **state)
@@ -423,9 +513,10 @@ static void test_usage(void **state)
 {
 	/* clang-format off */
 	static const char *const words[] = {
-		"attach", "detach", "status", "fdb", "help", "version",
-		"--mode", "--json", "--follow", "--strict", "--verbose",
-		"--help",
+		"attach", "follow", "detach", "status", "fdb", "help",
+		"version", "--mode", "--json", "--follow", "--no-follow",
+		"--bypass-filters", "--strict", "--verbose", "--help",
+		"8 busy", "9 filters would be bypassed",
 		"exit codes",
 	};
 	/* clang-format on */
@@ -450,6 +541,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_valid),
+		cmocka_unit_test(test_attach_follow_options),
 		cmocka_unit_test(test_bridge_points_into_argv),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_error_small_buffer),

@@ -795,27 +795,36 @@ static void test_json_str(void **state)
 
 /* ---- FDB ---- */
 
-#define NOW_NS 5000000000000ULL /* 5000 s */
+/* The datapath's clock: jiffies (low 32 bits) and their rate. */
+#define NOW_J 1000000U
+#define HZ 250U
 
 static struct xn_fdb_row fdb_rows[] = {
 	{ .key = { { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 }, 10 },
-	  .val = { 4, XDPNET_FDB_LEARNED, NOW_NS - 1500000000ULL, 0 },
+	  .val = { .ifindex = 4,
+		   .slot = 3,
+		   .gen = 1,
+		   .flags = 0,
+		   .bridge_j = NOW_J - 375 }, /* 1.5 s */
 	  .port = "veth0" },
 	{ .key = { { 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff }, 0 },
-	  .val = { 9, XDPNET_FDB_SEEDED | XDPNET_FDB_STATIC, 0, 0 },
+	  .val = { .ifindex = 9,
+		   .flags = XDPNET_FDB_SEEDED | XDPNET_FDB_STATIC,
+		   .bridge_j = 0 }, /* never seen */
 	  .port = "" },
 	{ .key = { { 0x02, 0x00, 0x00, 0x00, 0x00, 0xb0 }, 4094 },
-	  .val = { 2, XDPNET_FDB_LOCAL | XDPNET_FDB_SEEDED, NOW_NS - 999999,
-		   0 },
+	  .val = { .ifindex = 2,
+		   .flags = XDPNET_FDB_LOCAL | XDPNET_FDB_SEEDED,
+		   .bridge_j = NOW_J - 1 }, /* one jiffy: 4 ms */
 	  .port = "a\"b\\c\td" },
 	{ .key = { { 0x0e, 0x01, 0x02, 0x03, 0x04, 0x05 }, 1 },
-	  .val = { 7, 0, NOW_NS + 5000000000ULL, 0 }, /* clock skew */
+	  .val = { .ifindex = 7, .bridge_j = NOW_J + 1250 }, /* after now */
 	  .port = "tap7" },
 	{ .key = { { 0x0e, 0x01, 0x02, 0x03, 0x04, 0x06 }, 1 },
-	  .val = { 7,
-		   XDPNET_FDB_LEARNED | XDPNET_FDB_SEEDED | XDPNET_FDB_LOCAL |
-			   XDPNET_FDB_STATIC,
-		   1, 0 },
+	  .val = { .ifindex = 7,
+		   .flags = XDPNET_FDB_LOCAL | XDPNET_FDB_STATIC |
+			    XDPNET_FDB_LOCKED | XDPNET_FDB_SEEDED,
+		   .bridge_j = 1 },
 	  .port = "tap7" },
 };
 
@@ -835,33 +844,34 @@ static void assert_flags(const struct jval *e, const char *const *want)
 
 static void test_fdb_json(void **state)
 {
-	static const char *const f0[] = { "learned", NULL };
-	static const char *const f1[] = { "seeded", "static", NULL };
-	static const char *const f2[] = { "seeded", "local", NULL };
-	static const char *const f3[] = { NULL };
-	static const char *const f4[] = { "learned", "seeded", "local",
-					  "static", NULL };
+	static const char *const none[] = { NULL };
+	static const char *const f1[] = { "static", "seeded", NULL };
+	static const char *const f2[] = { "local", "seeded", NULL };
+	static const char *const f4[] = { "local", "static", "locked", "seeded",
+					  NULL };
 	struct jval *root, *ents, *e;
 	struct mem m;
 	char *s;
 
 	(void)state;
 	mem_open(&m);
-	xn_print_fdb(m.f, "br0", fdb_rows, ARRAY_SIZE(fdb_rows), NOW_NS, 1);
+	xn_print_fdb(m.f, "br0", fdb_rows, ARRAY_SIZE(fdb_rows), NOW_J, HZ, 1);
 	s = mem_close(&m);
 	root = must_parse(s);
 	assert_int_equal(root->type, J_OBJ);
+	assert_int_equal(root->n, 2);
 	assert_string_equal(jstr(root, "bridge"), "br0");
 	ents = jget(root, "entries");
 	assert_int_equal(ents->type, J_ARR);
 	assert_int_equal(ents->n, ARRAY_SIZE(fdb_rows));
 
 	e = jat(ents, 0);
+	assert_int_equal(e->n, 6);
 	assert_string_equal(jstr(e, "mac"), "02:00:00:00:00:01");
 	assert_int_equal(jnum(e, "vlan"), 10);
 	assert_string_equal(jstr(e, "port"), "veth0");
 	assert_int_equal(jnum(e, "ifindex"), 4);
-	assert_flags(e, f0);
+	assert_flags(e, none); /* learned: no flag */
 	assert_int_equal(jnum(e, "age_ms"), 1500);
 
 	e = jat(ents, 1);
@@ -877,19 +887,56 @@ static void test_fdb_json(void **state)
 	assert_int_equal(jnum(e, "vlan"), 4094);
 	assert_string_equal(jstr(e, "port"), "a\"b\\c\td");
 	assert_flags(e, f2);
-	assert_int_equal(jnum(e, "age_ms"), 0); /* 0.999999 ms */
+	assert_int_equal(jnum(e, "age_ms"), 1000 / HZ);
 
 	e = jat(ents, 3);
-	assert_flags(e, f3);
+	assert_flags(e, none);
 	assert_int_equal(jnum(e, "age_ms"), 0); /* seen after now */
 
 	e = jat(ents, 4);
 	assert_flags(e, f4);
-	assert_int_equal(jnum(e, "age_ms"), (NOW_NS - 1) / 1000000);
+	assert_int_equal(jnum(e, "age_ms"), (NOW_J - 1) * 1000ULL / HZ);
 	/* the escapes are in the raw text as well */
 	assert_contains(s, "\"port\":\"a\\\"b\\\\c\\u0009d\"");
 	jfree(root);
 	free(s);
+}
+
+/* Ages across the wrap of the 32-bit jiffies, and without a known rate. */
+static void test_fdb_age(void **state)
+{
+	static const struct {
+		__u32 now, seen, hz;
+		unsigned long long ms;
+	} t[] = {
+		{ 100, 0xffffff00U, 250, 356 * 4 }, /* 356 jiffies ago */
+		{ 0, 0xffffffffU, 1000, 1 },
+		{ 0x80000000U, 0x7fffffffU, 100, 10 },
+		{ 5, 5 + 0x80000000U, 250, 0 }, /* half the clock: future */
+		{ NOW_J, NOW_J - 375, 0, 0 },	/* no rate */
+		{ NOW_J, 0, 250, 0 },		/* never seen */
+	};
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		struct xn_fdb_row r = fdb_rows[0];
+		struct jval *root;
+		struct mem m;
+		char *s;
+
+		r.val.bridge_j = t[i].seen;
+		mem_open(&m);
+		xn_print_fdb(m.f, "br0", &r, 1, t[i].now, t[i].hz, 1);
+		s = mem_close(&m);
+		root = must_parse(s);
+		if (jnum(jat(jget(root, "entries"), 0), "age_ms") != t[i].ms)
+			fail_msg("case %u: age_ms %llu, want %llu", i,
+				 jnum(jat(jget(root, "entries"), 0), "age_ms"),
+				 t[i].ms);
+		jfree(root);
+		free(s);
+	}
 }
 
 static void test_fdb_json_empty(void **state)
@@ -900,7 +947,7 @@ static void test_fdb_json_empty(void **state)
 
 	(void)state;
 	mem_open(&m);
-	xn_print_fdb(m.f, "we\"ird", NULL, 0, NOW_NS, 1);
+	xn_print_fdb(m.f, "we\"ird", NULL, 0, NOW_J, HZ, 1);
 	s = mem_close(&m);
 	root = must_parse(s);
 	assert_string_equal(jstr(root, "bridge"), "we\"ird");
@@ -918,25 +965,26 @@ static void test_fdb_text(void **state)
 
 	(void)state;
 	mem_open(&m);
-	xn_print_fdb(m.f, "br0", fdb_rows, 2, NOW_NS, 0);
+	xn_print_fdb(m.f, "br0", fdb_rows, 2, NOW_J, HZ, 0);
 	s = mem_close(&m);
 	for (line = s; (line = strchr(line, '\n')); line++)
 		lines++;
 	assert_int_equal(lines, 3); /* header and two rows */
 	assert_true(s[strlen(s) - 1] == '\n');
-	assert_contains(s, "mac");
+	assert_true(!strncmp(s, "mac ", 4));
 	assert_contains(s, "vlan");
+	assert_contains(s, "ifindex");
 	assert_contains(s, "age_ms");
-	assert_contains(s, "flags");
+	assert_contains(s, "flags\n");
 	line = strstr(s, "02:00:00:00:00:01");
 	assert_non_null(line);
 	assert_contains(line, "veth0");
-	assert_contains(line, "1500");
-	assert_contains(line, "learned\n");
+	/* a learned entry has no flag: the age ends the line */
+	assert_true(!strncmp(strstr(line, " 1500 "), " 1500 \n", 7));
 	line = strstr(s, "aa:bb:cc:dd:ee:ff");
 	assert_non_null(line);
 	assert_contains(line, " - "); /* port gone */
-	assert_contains(line, "seeded,static\n");
+	assert_contains(line, " 0 static,seeded\n");
 	assert_null(strchr(s, '{'));
 	free(s);
 }
@@ -955,10 +1003,10 @@ static void setup_status(void)
 	memset(ports1, 0, sizeof(ports1));
 	memset(bridges, 0, sizeof(bridges));
 
-	/* port 0: veth with the XDP stage, every counter distinct */
+	/* port 0: veth with the XDP stage, bypassed, every counter distinct */
 	ports0[0].port = (struct xdpnet_port){
 		.ifindex = 4,
-		.flags = XDPNET_PORT_XDP | XDPNET_PORT_VETH |
+		.flags = XDPNET_PORT_FWD | XDPNET_PORT_XDP | XDPNET_PORT_VETH |
 			 XDPNET_PORT_XDP_TARGET,
 		.tc_reason = XDPNET_TCR_NONE,
 		.hook = XDPNET_HOOK_TCX,
@@ -970,13 +1018,15 @@ static void setup_status(void)
 		ports0[0].st.c[i].packets = 1000 + i;
 		ports0[0].st.c[i].bytes = 64000ULL * (i + 1);
 	}
-	/* port 1: a tap on the TC stage, another program owns its XDP */
+	/* port 1: a tap on the TC stage, another program owns its XDP, held
+	 * on the bridge (STP state) */
 	ports0[1].port = (struct xdpnet_port){
 		.ifindex = 17,
 		.flags = 0,
 		.tc_reason = XDPNET_TCR_FOREIGN_XDP,
 		.hook = XDPNET_HOOK_CLSACT,
 		.foreign_prog_id = 77,
+		.hold = XDPNET_HOLD_STATE,
 	};
 	strcpy(ports0[1].name, "tap0");
 	ports0[1].tc_prog_id = 103;
@@ -987,15 +1037,28 @@ static void setup_status(void)
 
 	strcpy(bridges[0].name, "br0");
 	bridges[0].meta = (struct xdpnet_meta){
+		.abi = XDPNET_ABI,
 		.bridge_ifindex = 2,
 		.mode = XDPNET_MODE_XDP,
-		.refresh_ns = 2500000000ULL,
+		.live = 1,
 		.attached_at = 1700000000ULL,
-		.vlan_filtering = 1,
-		.version = 1,
-		.strict_src = 1,
+		.fdb_trace = 1,
+		.build = "0.2.0-0123456789abcdef",
 	};
+	bridges[0].cfg = (struct xdpnet_cfg){
+		.bridge_ifindex = 2,
+		.vlan_filtering = 1,
+		.bypass = 1,
+		.refresh_j = 625,
+		.hz = 250,
+	};
+	bridges[0].follower = 1;
+	bridges[0].follower_pid = 4242;
 	bridges[0].fdb_entries = 1;
+	bridges[0].fdb_static = 3;
+	bridges[0].fdb_ev[XDPNET_FE_LEARN] = 5;
+	bridges[0].fdb_ev[XDPNET_FE_DELETE] = 2;
+	bridges[0].fdb_ev[XDPNET_FE_USER] = 1;
 	bridges[0].nports = 2;
 	bridges[0].ports = ports0;
 	bridges[0].note_set = 1; /* tracepoints missing */
@@ -1005,17 +1068,22 @@ static void setup_status(void)
 		.flags = XDPNET_PORT_VETH,
 		.tc_reason = XDPNET_TCR_MODE,
 		.hook = XDPNET_HOOK_TCX,
+		.hold = XDPNET_HOLD_BRIDGE,
 	};
 	strcpy(ports1[0].name, "v1");
 	strcpy(bridges[1].name, "br1");
 	bridges[1].meta = (struct xdpnet_meta){
 		.bridge_ifindex = 3,
 		.mode = XDPNET_MODE_TC,
-		.refresh_ns = 999999,
+		.no_follow = 1,
 	};
-	bridges[1].fdb_entries = 0;
+	bridges[1].cfg = (struct xdpnet_cfg){
+		.bridge_ifindex = 3, .refresh_j = 999, /* no rate known: 0 ms */
+	};
+	bridges[1].fdb_ev[XDPNET_FE_FULL] = 7;
 	bridges[1].nports = 1;
 	bridges[1].ports = ports1;
+	bridges[1].gone = 1;
 }
 
 static void check_counters(const struct jval *port,
@@ -1027,8 +1095,12 @@ static void check_counters(const struct jval *port,
 	assert_int_equal(ctrs->type, J_OBJ);
 	assert_int_equal(ctrs->n, XDPNET_C_MAX);
 	for (i = 0; i < XDPNET_C_MAX; i++) {
-		const struct jval *c = jget(ctrs, xn_ctr_name(i));
+		const char *name = xn_ctr_name(i);
+		const struct jval *c;
 
+		if (!name)
+			fail_msg("counter %u has no name", i);
+		c = jget(ctrs, name);
 		assert_int_equal(c->type, J_OBJ);
 		assert_int_equal(c->n, 2);
 		assert_true(jnum(c, "packets") == st->c[i].packets);
@@ -1038,7 +1110,7 @@ static void check_counters(const struct jval *port,
 
 static void test_status_json(void **state)
 {
-	struct jval *root, *brs, *b, *ps, *p;
+	struct jval *root, *brs, *b, *ps, *p, *o;
 	struct mem m;
 	char *s;
 
@@ -1056,12 +1128,29 @@ static void test_status_json(void **state)
 	assert_string_equal(jstr(b, "bridge"), "br0");
 	assert_int_equal(jnum(b, "ifindex"), 2);
 	assert_string_equal(jstr(b, "mode"), "xdp");
+	assert_string_equal(jstr(b, "datapath"), "live");
+	assert_string_equal(jstr(b, "fdb_mirror"), "kernel");
+	assert_int_equal(jbool(b, "bypass"), 1);
 	assert_int_equal(jbool(b, "vlan_filtering"), 1);
-	assert_int_equal(jbool(b, "strict"), 1);
+	assert_false(jhas(b, "strict")); /* --strict has no effect now */
 	assert_int_equal(jnum(b, "refresh_ms"), 2500);
 	assert_int_equal(jnum(b, "attached_at"), 1700000000);
+	assert_string_equal(jstr(b, "build"), "0.2.0-0123456789abcdef");
+	o = jget(b, "follower");
+	assert_int_equal(o->n, 3);
+	assert_int_equal(jbool(o, "running"), 1);
+	assert_int_equal(jnum(o, "pid"), 4242);
+	assert_int_equal(jbool(o, "wanted"), 1);
 	assert_int_equal(jnum(b, "fdb_entries"), 1);
+	assert_int_equal(jnum(b, "fdb_static"), 3);
+	o = jget(b, "fdb_events");
+	assert_int_equal(o->n, XDPNET_FE_MAX);
+	assert_int_equal(jnum(o, "learned"), 5);
+	assert_int_equal(jnum(o, "deleted"), 2);
+	assert_int_equal(jnum(o, "full"), 0);
+	assert_int_equal(jnum(o, "user"), 1);
 	assert_int_equal(jbool(b, "tracing"), 0);
+	assert_int_equal(jbool(b, "bridge_gone"), 0);
 	ps = jget(b, "ports");
 	assert_int_equal(ps->type, J_ARR);
 	assert_int_equal(ps->n, 2);
@@ -1077,6 +1166,8 @@ static void test_status_json(void **state)
 	assert_int_equal(jnum(p, "tc_prog_id"), 101);
 	assert_int_equal(jnum(p, "xdp_prog_id"), 102);
 	assert_int_equal(jnum(p, "foreign_xdp_prog_id"), 0);
+	assert_int_equal(jbool(p, "bypassed"), 1);
+	assert_string_equal(jstr(p, "hold"), "");
 	check_counters(p, &ports0[0].st);
 
 	p = jat(ps, 1);
@@ -1090,18 +1181,30 @@ static void test_status_json(void **state)
 	assert_string_equal(jstr(p, "hook"), "clsact");
 	assert_int_equal(jnum(p, "xdp_prog_id"), 0);
 	assert_int_equal(jnum(p, "foreign_xdp_prog_id"), 77);
+	assert_int_equal(jbool(p, "bypassed"), 0);
+	assert_string_equal(jstr(p, "hold"), "state");
 	check_counters(p, &ports0[1].st);
 
 	b = jat(brs, 1);
 	assert_string_equal(jstr(b, "bridge"), "br1");
 	assert_string_equal(jstr(b, "mode"), "tc");
+	assert_string_equal(jstr(b, "datapath"), "portable");
+	assert_string_equal(jstr(b, "fdb_mirror"), "follower");
+	assert_int_equal(jbool(b, "bypass"), 0);
 	assert_int_equal(jbool(b, "vlan_filtering"), 0);
-	assert_int_equal(jbool(b, "strict"), 0);
 	assert_int_equal(jnum(b, "refresh_ms"), 0);
+	o = jget(b, "follower");
+	assert_int_equal(jbool(o, "running"), 0);
+	assert_int_equal(jnum(o, "pid"), 0);
+	assert_int_equal(jbool(o, "wanted"), 0); /* --no-follow */
 	assert_int_equal(jnum(b, "fdb_entries"), 0);
+	assert_int_equal(jnum(jget(b, "fdb_events"), "full"), 7);
 	assert_int_equal(jbool(b, "tracing"), 1);
+	assert_int_equal(jbool(b, "bridge_gone"), 1);
 	p = jat(jget(b, "ports"), 0);
 	assert_string_equal(jstr(p, "tc_reason"), "mode tc");
+	assert_string_equal(jstr(p, "hold"), "bridge");
+	assert_int_equal(jbool(p, "bypassed"), 0);
 	assert_false(jhas(p, "bogus"));
 	check_counters(p, &ports1[0].st);
 
@@ -1155,6 +1258,7 @@ static void test_status_text(void **state)
 	int saved = xn_verbose_counters;
 	struct mem m;
 	char *s, *p, want[256];
+	unsigned int i;
 
 	(void)state;
 	setup_status();
@@ -1163,16 +1267,30 @@ static void test_status_text(void **state)
 	xn_print_status(m.f, bridges, 2, 0);
 	s = mem_close(&m);
 	assert_null(strchr(s, '{'));
-	assert_contains(s, "br0: mode xdp, 2 ports, fdb 1 entry, vlan "
-			   "filtering on, bridge fdb keep-alive every 2500 ms");
+	assert_contains(s, "br0: mode xdp, live datapath, 2 ports, fdb 1 "
+			   "learned + 3 static/local (mirrored in the "
+			   "kernel), vlan filtering on, bridge fdb keep-alive "
+			   "every 2500 ms\n");
+	assert_contains(s, "  follower: running (pid 4242)\n");
 	assert_contains(s,
 			"  note: redirect-error tracepoints are not attached");
-	/* only br0 has the note and the strict line */
+	/* only br0 has the note */
 	assert_null(strstr(strstr(s, "note:") + 1, "note:"));
-	assert_contains(s, "  strict: ");
-	assert_null(strstr(strstr(s, "strict: ") + 1, "strict: "));
-	assert_contains(s, "br1: mode tc, 1 port, fdb 0 entries, vlan "
-			   "filtering off");
+	assert_null(strstr(s, "strict"));
+	assert_contains(s, "br1: mode tc, portable datapath, 1 port, fdb 0 "
+			   "learned + 0 static/local (mirrored by the "
+			   "follower), vlan filtering off, bridge fdb "
+			   "keep-alive every 0 ms\n");
+	p = strstr(s, "br1: ");
+	assert_contains(p, "  follower: none (--no-follow)");
+	assert_contains(p, "  bypass off: the bridge forwards everything");
+	assert_contains(p, "  fdb copy was full 7 times");
+	assert_contains(p, "  gone: the bridge was deleted; 'xdpnet detach "
+			   "br1' removes what is left\n");
+	/* none of br1's lines under br0 */
+	assert_null(strstr(s, "bypass off") < p ? strstr(s, "bypass off")
+						: NULL);
+	assert_null(strstr(s, "was full") < p ? strstr(s, "was full") : NULL);
 	/* port lines */
 	p = strstr(s, "veth\"0");
 	assert_non_null(p);
@@ -1190,17 +1308,28 @@ static void test_status_text(void **state)
 		 range_sum(XDPNET_C_XDP_DEFER_CSUM, XDPNET_C_XDP_DEFER_REFRESH),
 		 range_sum(XDPNET_C_DROP_REDIRECT_ERR, XDPNET_C_DROP_XMIT_ERR));
 	assert_contains(p, want);
-	assert_contains(p, "xdp_redirect");
-	assert_contains(p, "drop_xmit_err");
+	/* every counter of port 0 is listed by name */
+	for (i = 0; i < XDPNET_C_MAX; i++) {
+		char line[128];
+
+		if (!xn_ctr_name(i))
+			fail_msg("counter %u has no name", i);
+		snprintf(line, sizeof(line), "    %-18s %12u pkts",
+			 xn_ctr_name(i), 1000 + i);
+		assert_contains(p, line);
+	}
 	p = strstr(s, "tap0");
 	assert_non_null(p);
 	assert_contains(p, "tc (another XDP program is attached)");
 	assert_contains(p, "clsact prog 103");
 	assert_contains(p, "foreign xdp prog 77");
+	assert_contains(p, "\n    held on the bridge: STP state not "
+			   "forwarding\n");
 	assert_contains(p, "drops 18446744073709551615");
 	p = strstr(s, "  v1 ");
 	assert_non_null(p);
 	assert_contains(p, "tc (mode tc)");
+	assert_contains(p, "held on the bridge: the bridge bypasses nothing");
 	free(s);
 
 	/* without the counter list: only the summary lines */
@@ -1215,6 +1344,30 @@ static void test_status_text(void **state)
 	xn_verbose_counters = saved;
 }
 
+/* No follower where one is wanted: a warning that says what is missed. */
+static void test_status_no_follower(void **state)
+{
+	struct mem m;
+	char *s;
+
+	(void)state;
+	setup_status();
+	bridges[0].follower = 0;
+	bridges[1].meta.no_follow = 0;
+	mem_open(&m);
+	xn_print_status(m.f, bridges, 2, 0);
+	s = mem_close(&m);
+	/* br0 mirrors its FDB in the kernel, br1 through the follower */
+	assert_contains(s, "  WARNING: no follower is running for br0: new "
+			   "ports, port and bridge settings are not followed; "
+			   "'xdpnet attach br0' starts one\n");
+	assert_contains(s, "  WARNING: no follower is running for br1: new "
+			   "ports, port and bridge settings and the FDB are "
+			   "not followed; 'xdpnet attach br1' starts one\n");
+	assert_null(strstr(s, "follower: running"));
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1227,11 +1380,13 @@ int main(void)
 		cmocka_unit_test(test_sum_stats),
 		cmocka_unit_test(test_json_str),
 		cmocka_unit_test(test_fdb_json),
+		cmocka_unit_test(test_fdb_age),
 		cmocka_unit_test(test_fdb_json_empty),
 		cmocka_unit_test(test_fdb_text),
 		cmocka_unit_test(test_status_json),
 		cmocka_unit_test(test_status_json_empty),
 		cmocka_unit_test(test_status_text),
+		cmocka_unit_test(test_status_no_follower),
 		cmocka_unit_test(bug_mac_accepts_sign_space_prefix),
 	};
 

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The live build reads the ingress device's bridge port state from the
+ * kernel on every frame (bpf/xdpnet_live.h): membership in this bridge,
+ * STP state, learning, isolated, locked. Here the kernel alone changes
+ * (netlink, no map write): the live build follows at once, the portable
+ * build keeps deciding from the maps until user space updates them. The
+ * egress port is read from the maps in both builds.
+ */
+#include "harness.h"
+
+#define TO_B .dst = M_B, .src = M_A
+
+static bool a_state(__u8 state)
+{
+	xt_kwant[P_A].state = state;
+	return true;
+}
+
+static bool a_disabled(void)
+{
+	return a_state(0);
+}
+
+static bool a_listening(void)
+{
+	return a_state(1);
+}
+
+static bool a_learning_state(void)
+{
+	return a_state(2);
+}
+
+static bool a_left_bridge(void)
+{
+	xt_kwant[P_A].master = false;
+	return true;
+}
+
+static bool other_bridge(void)
+{
+	struct xdpnet_cfg c;
+
+	if (!xt_cfg_get(&c))
+		return false;
+	c.bridge_ifindex = XT_GONE_IFINDEX;
+	return xt_cfg_put(&c);
+}
+
+static bool kernel_no_learning(void)
+{
+	xt_kwant[P_A].learning = false;
+	return true;
+}
+
+static bool map_no_learning(void)
+{
+	if (!xt_port_flags(P_A, 0, XDPNET_PORT_LEARNING))
+		return false;
+	xt_kwant[P_A].learning = true; /* the kernel still learns */
+	return true;
+}
+
+static bool kernel_isolated(void)
+{
+	xt_kwant[P_A].isolated = true;
+	return xt_port_flags(P_B, XDPNET_PORT_ISOLATED, 0);
+}
+
+static bool kernel_locked(void)
+{
+	xt_kwant[P_A].locked = true;
+	return true;
+}
+
+static bool b_listening(void)
+{
+	xt_kwant[P_B].state = 1;
+	return true;
+}
+
+/* A stale cached address of the bridge: checked again by ifindex. */
+static bool stale_br_addr(void)
+{
+	struct xdpnet_cfg c;
+
+	if (!xt_cfg_get(&c))
+		return false;
+	c.br_addr = 0xffff888800001000ULL;
+	return xt_cfg_put(&c);
+}
+
+static void br_addr_cached(void)
+{
+	struct xdpnet_cfg c;
+
+	if (!xt_cfg_get(&c))
+		return;
+	if (xt_b->live)
+		CHECK(c.br_addr && c.br_addr != 0xffff888800001000ULL,
+		      "cfg.br_addr %llx: the bridge's address not cached",
+		      (unsigned long long)c.br_addr);
+	else
+		CHECK(!c.br_addr || c.br_addr == 0xffff888800001000ULL,
+		      "the portable build wrote cfg.br_addr");
+}
+
+/* clang-format off */
+#define BYPASS { TC_TO(P_B), XDP_TO(P_B) }
+#define STATE { TC_PASS(STATE), XDP_ON }
+/* clang-format on */
+
+static const struct xt_row rows[] = {
+	{ .name = "STP state disabled, set by netlink",
+	  { TO_B },
+	  BYPASS,
+	  STATE,
+	  .setup = a_disabled },
+	{ .name = "STP state listening, set by netlink",
+	  { TO_B },
+	  BYPASS,
+	  STATE,
+	  .setup = a_listening },
+	{ .name = "STP state learning, set by netlink",
+	  { TO_B },
+	  BYPASS,
+	  STATE,
+	  .setup = a_learning_state },
+	{ .name = "port left the bridge",
+	  { TO_B },
+	  BYPASS,
+	  STATE,
+	  .setup = a_left_bridge },
+	{ .name = "port of another bridge than cfg's",
+	  { TO_B },
+	  BYPASS,
+	  STATE,
+	  .setup = other_bridge },
+	{ .name = "learning off in the kernel: unknown source not needed",
+	  { .dst = M_B, .src = M_NEW },
+	  { TC_PASS(SRC), XDP_ON },
+	  { TC_TO(P_B), XDP_TO(P_B) },
+	  .setup = kernel_no_learning },
+	{ .name = "learning on in the kernel, off in the map: source needed",
+	  { .dst = M_B, .src = M_NEW },
+	  { TC_TO(P_B), XDP_TO(P_B) },
+	  { TC_PASS(SRC), XDP_ON },
+	  .setup = map_no_learning },
+	{ .name = "isolated in the kernel (egress isolated in the map)",
+	  { TO_B },
+	  BYPASS,
+	  { TC_PASS(ISOLATED), XDP_ON },
+	  .setup = kernel_isolated },
+	{ .name = "locked in the kernel",
+	  { TO_B },
+	  BYPASS,
+	  { TC_PASS(ISOLATED), XDP_ON },
+	  .setup = kernel_locked },
+	{ .name = "egress port's STP state is the map's",
+	  { TO_B },
+	  BYPASS,
+	  .setup = b_listening },
+	{ .name = "the bridge's address is cached, a stale one checked again",
+	  { TO_B },
+	  BYPASS,
+	  .setup = stale_br_addr,
+	  .check = br_addr_cached },
+};
+
+void test_live(void)
+{
+	const struct xt_table t = {
+		"kernel state", {}, &xt_plain, rows, ARRAY_SIZE(rows)
+	};
+
+	xt_run_table(&t);
+}

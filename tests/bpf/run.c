@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Running a row of a table: its frame through the stages it lists, each
+ * time checking the return code, every counter of every slot (exactly the
+ * expected counter on the ingress port's slot, and RX_REDIRECTED on the
+ * target's, moved; nothing else), and the frame the program hands back:
+ * unchanged, except that an XDP redirect may complete a partial checksum
+ * in place. Whatever the XDP stage redirects must carry a valid L4
+ * checksum (checked with our own code).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <bpf/bpf.h>
+
+#include "harness.h"
+
+/*
+ * The XDP program tells generic (skb-backed) XDP from tun's native path by
+ * probing for room to grow the metadata. A test run always has that room,
+ * unless the metadata is as long as the kernel lets it be: then it looks
+ * like tun's native path. That length is found once, going down from the
+ * largest the metadata can have.
+ */
+#define META_MAX 252
+
+bool xt_test_run(struct xt_run *r)
+{
+	static size_t native_meta;
+	static __u8 in[META_MAX + XT_MAX_FRAME], out[META_MAX + XT_MAX_FRAME];
+	struct __sk_buff skb = { .ifindex = r->ifindex, .gso_size = r->gso };
+	struct xdp_md md = { .ingress_ifindex = r->ifindex };
+	LIBBPF_OPTS(bpf_test_run_opts, o);
+	size_t meta = 0, i;
+	int fd;
+
+	if (r->xdp) {
+		fd = xt_b->xdp;
+		o.ctx_in = &md;
+		o.ctx_size_in = sizeof(md);
+		if (r->native)
+			meta = native_meta ? native_meta : META_MAX;
+
+	} else {
+		fd = xt_b->tc;
+		o.ctx_in = &skb;
+		o.ctx_size_in = sizeof(skb);
+		if (r->gso)
+			skb.gso_segs = 2;
+	}
+	for (;; meta -= 4) {
+		memset(in, 0, meta);
+		memcpy(in + meta, r->frame, r->len);
+		md.data = meta;
+		md.data_end = meta + r->len;
+		o.data_in = in;
+		o.data_size_in = meta + r->len;
+		o.data_out = out;
+		o.data_size_out = sizeof(out);
+		o.retval = 0;
+		r->err = bpf_prog_test_run_opts(fd, &o);
+		if (r->err != -EINVAL || !r->native || !r->xdp || !meta)
+			break;
+	}
+	if (r->native && r->xdp && !r->err)
+		native_meta = meta;
+	r->retval = o.retval;
+	r->meta_changed = false;
+	r->out_len = 0;
+	if (r->err)
+		return false;
+	for (i = 0; i < meta; i++)
+		if (out[i])
+			r->meta_changed = true;
+	r->out_len = o.data_size_out - meta;
+	if (r->out_len > sizeof(r->out))
+		r->out_len = sizeof(r->out);
+	memcpy(r->out, out + meta, r->out_len);
+	return true;
+}
+
+bool xt_kernel_refuses(bool xdp, const __u8 *f, size_t len)
+{
+	if (len < ETH_HLEN)
+		return true;
+	if (xdp)
+		return false;
+	switch (xt_get16(f + 12)) {
+	case ETH_P_IP:
+		return len < ETH_HLEN + 20;
+	case ETH_P_IPV6:
+		return len < ETH_HLEN + 40;
+	default:
+		return false;
+	}
+}
+
+static const char *stage_name(enum xt_stage st)
+{
+	return st == ST_TC ? "tc" : "xdp";
+}
+
+static __u32 slot_of(int port)
+{
+	return port >= 0 && port < XT_NR_PORTS ? xt_ports[port].slot : 0;
+}
+
+static void check_counters(const struct xt_row *r, const struct xt_expect *e,
+			   int step, const struct xt_snap *before,
+			   const struct xt_snap *after, size_t len)
+{
+	__u32 in = slot_of(r->fr.in), slot;
+	char msg[1024] = "";
+	size_t n = 0;
+	int c;
+
+	for (slot = 0; slot < XT_SLOTS; slot++) {
+		for (c = 0; c < XDPNET_C_MAX; c++) {
+			__u64 want = 0, got, bytes;
+
+			if ((slot == in && c == e->ctr) ||
+			    (e->target != P_NONE &&
+			     slot == slot_of(e->target) &&
+			     c == XDPNET_C_RX_REDIRECTED))
+				want++;
+			got = after->c[slot][c].packets -
+			      before->c[slot][c].packets;
+			bytes = after->c[slot][c].bytes -
+				before->c[slot][c].bytes;
+			if ((got != want || bytes != want * len) &&
+			    n < sizeof(msg))
+				n += snprintf(
+					msg + n, sizeof(msg) - n,
+					" [slot %u (port %s) %s: +%llu "
+					"(%llu bytes), want +%llu]",
+					slot,
+					xt_port_name(xt_port_of_slot(slot)),
+					xt_ctr_name(c), (unsigned long long)got,
+					(unsigned long long)bytes,
+					(unsigned long long)want);
+		}
+	}
+	CHECK(!n,
+	      "step %d (%s): counters differ (want %s on the ingress port %s, "
+	      "target %s):%s",
+	      step, stage_name(e->stage), xt_ctr_name(e->ctr),
+	      xt_port_name(r->fr.in), xt_port_name(e->target), msg);
+}
+
+static void check_data(const struct xt_run *run, int step, const __u8 *want,
+		       bool completed)
+{
+	size_t i;
+
+	if (!CHECK(run->out_len == run->len,
+		   "step %d: frame came back with %zu bytes, sent %zu", step,
+		   run->out_len, run->len))
+		return;
+	for (i = 0; i < run->len; i++)
+		if (!CHECK(run->out[i] == want[i],
+			   "step %d: frame byte %zu is 0x%02x, want 0x%02x (%s)",
+			   step, i, run->out[i], want[i],
+			   completed ? "checksum completed"
+				     : "frame must be unchanged"))
+			return;
+}
+
+static void run_step(const struct xt_row *r, const struct xt_expect *e,
+		     int step, const __u8 *frame, size_t len,
+		     const __u8 *completed)
+{
+	struct xt_run run = {
+		.xdp = e->stage == ST_XDP,
+		.ifindex = xt_ifindex(r->fr.in),
+		.native = r->fr.native,
+		.gso = r->fr.gso,
+		.frame = frame,
+		.len = len,
+	};
+	bool done = r->out == OUT_CSUM_DONE && run.xdp &&
+		    e->retval == XDP_REDIRECT;
+	struct xt_snap before, after;
+
+	if (!xt_snap(&before))
+		return;
+	xt_test_run(&run);
+	if (run.err == -EINVAL && xt_kernel_refuses(run.xdp, frame, len)) {
+		xt_note("step %d (%s): the kernel does not test-run this "
+			"%zu-byte frame",
+			step, stage_name(e->stage), len);
+		return;
+	}
+	if (!CHECK(!run.err, "step %d (%s): BPF_PROG_TEST_RUN: %s", step,
+		   stage_name(e->stage), strerror(-run.err)))
+		return;
+	if (!xt_snap(&after))
+		return;
+	/* Counters first: they say why, when the return code is wrong. */
+	check_counters(r, e, step, &before, &after, len);
+	CHECK(run.retval == e->retval, "step %d (%s): returned %d, want %d",
+	      step, stage_name(e->stage), (int)run.retval, (int)e->retval);
+	CHECK(!run.meta_changed, "step %d (xdp): metadata changed", step);
+	check_data(&run, step, done ? completed : frame, done);
+	/* The safety property: nothing leaves through XDP with a broken L4
+	 * checksum. */
+	if (run.xdp && run.retval == XDP_REDIRECT)
+		CHECK(xt_l4_csum_ok(run.out, run.out_len) != 0,
+		      "step %d (xdp): redirected with an invalid L4 checksum",
+		      step);
+	if (done)
+		CHECK(xt_l4_csum_ok(run.out, run.out_len) == 1,
+		      "step %d (xdp): checksum not completed", step);
+}
+
+bool xt_row_prepare(const struct xt_table *t, bool (*setup)(void))
+{
+	if (!xt_maps_reset(&t->set, t->topo))
+		return false;
+	if (setup && !setup())
+		return false;
+	return xt_kports_sync();
+}
+
+static void run_row(const struct xt_table *t, const struct xt_row *r)
+{
+	static __u8 frame[XT_MAX_FRAME], completed[XT_MAX_FRAME];
+	const struct xt_expect *exp = r->exp;
+	struct xt_frame valid;
+	size_t len;
+	int i;
+
+	if (!xt_row_prepare(t, r->setup))
+		return;
+	if (xt_b->live && r->live[0].stage != ST_END)
+		exp = r->live;
+	len = xt_build_frame(&r->fr, frame);
+	valid = r->fr;
+	valid.csum = CS_VALID;
+	xt_build_frame(&valid, completed);
+	for (i = 0; i < MAX_STEPS && exp[i].stage != ST_END; i++)
+		run_step(r, &exp[i], i, frame, len, completed);
+	if (r->check && !xt_failed())
+		r->check();
+}
+
+void xt_run_table(const struct xt_table *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr_rows; i++) {
+		const struct xt_row *r = &t->rows[i];
+
+		if ((r->only == ONLY_LIVE && !xt_b->live) ||
+		    (r->only == ONLY_PORTABLE && xt_b->live))
+			continue;
+		if (xt_begin("%s: %s", t->name, r->name))
+			run_row(t, r);
+	}
+}
