@@ -37,7 +37,7 @@ LIB_OBJS := $(patsubst user/%.c,$(OUT)/%.o,$(LIB_SRCS))
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(wildcard tests/unit/test_*.c))
 BPF_TESTS := $(OUT)/tests/bpf_prog_test
-TOOLS := $(OUT)/tests/vnet_relay $(OUT)/tests/promlint
+TOOLS := $(OUT)/tests/vnet_relay $(OUT)/tests/promlint $(OUT)/tests/xnt_frames
 # scripts/bench's tools (tests/tools/xnb_*).
 BENCH_TOOLS := $(OUT)/tests/xnb_pktgen $(OUT)/tests/xnb_tapsink \
 	$(OUT)/tests/xnb_crr
@@ -110,6 +110,11 @@ $(OUT)/tests/xnb_pktgen: tests/tools/xnb_pktgen.c $(OUT)/tests/xnb_pktgen.skel.h
 	@$(CC) $(CFLAGS) -I$(OUT)/tests $< -o $@ $(PKG_LIBS)
 
 $(OUT)/tests/xnb_%: tests/tools/xnb_%.c | $(OUT)
+	@echo "  CC       $@"
+	@$(CC) $(CFLAGS) $< -o $@
+
+# tests/integration/semantics.sh's frame sender and counter.
+$(OUT)/tests/xnt_%: tests/tools/xnt_%.c | $(OUT)
 	@echo "  CC       $@"
 	@$(CC) $(CFLAGS) $< -o $@
 
