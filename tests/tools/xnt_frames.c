@@ -15,12 +15,19 @@
  *   xnt_frames garp DEV --src MAC --saddr IP
  *       One gratuitous ARP request (broadcast) for IP from MAC.
  *   xnt_frames count DEV [--tag N] [--dst MAC] [--src MAC] [--min-len L]
- *                    [--seq-ge S] [--timeout SECS] [--want N]
+ *                    [--seq-ge S] [--over L] [--timeout SECS] [--want N]
+ *                    [--fence F]
  *       Counts frames that arrive on DEV (not the ones it sends) and match
- *       every filter given. Prints "READY" once listening; on SIGTERM or
- *       SIGINT, after SECS, or once N frames matched, prints one line:
- *       "frames=N seq_ge=M first_seq=A last_seq=B max_len=L" (seq_ge: tagged
- *       frames with a sequence number >= S; first/last -1 when none).
+ *       every filter given. Prints "READY" once listening. Stops on
+ *       SIGTERM or SIGINT, after SECS, once N frames matched, or at the
+ *       first frame with tag F (a fence, sent after everything else; not
+ *       counted), and prints one line:
+ *         frames=N seq_ge=M first_seq=A last_seq=B max_len=L over=O
+ *         fence=0|1 tags=T:N,...
+ *       seq_ge: matching tagged frames with a sequence number >= S;
+ *       first/last: -1 when none; over: frames longer than --over L,
+ *       matching or not; tags: the matching frames of this tool by tag,
+ *       in the order they first arrived.
  *
  * Exit: 0 ok, 1 failure, 2 bad command line.
  */
@@ -56,10 +63,10 @@ struct opts {
 	int have_dst, have_src, random_src;
 	long count, want;
 	double rate, timeout;
-	int len, df, have_tag;
-	uint32_t tag;
+	int len, df, have_tag, have_fence;
+	uint32_t tag, fence;
 	long seq_ge;
-	int min_len;
+	int min_len, over;
 	struct in_addr saddr, daddr;
 };
 
@@ -78,7 +85,8 @@ static void __attribute__((noreturn)) usage(void)
 	      "[--saddr IP] [--daddr IP]\n"
 	      "       xnt_frames garp DEV --src MAC --saddr IP\n"
 	      "       xnt_frames count DEV [--tag N] [--dst MAC] [--src MAC] "
-	      "[--min-len L] [--seq-ge S] [--timeout SECS] [--want N]\n",
+	      "[--min-len L] [--seq-ge S] [--timeout SECS] [--want N] "
+	      "[--over L] [--fence F]\n",
 	      stderr);
 	exit(2);
 }
@@ -126,7 +134,8 @@ static void parse(int argc, char **argv, struct opts *o)
 		{ "df", 0, 0, 'D' },	 { "saddr", 1, 0, 'S' },
 		{ "daddr", 1, 0, 'A' },	 { "min-len", 1, 0, 'm' },
 		{ "seq-ge", 1, 0, 'g' }, { "timeout", 1, 0, 'T' },
-		{ "want", 1, 0, 'w' },	 { 0, 0, 0, 0 },
+		{ "want", 1, 0, 'w' },	 { "fence", 1, 0, 'F' },
+		{ "over", 1, 0, 'o' },	 { 0, 0, 0, 0 },
 	};
 	int c;
 
@@ -188,6 +197,13 @@ static void parse(int argc, char **argv, struct opts *o)
 			break;
 		case 'w':
 			o->want = parse_num(optarg, 1, 1L << 40);
+			break;
+		case 'o':
+			o->over = parse_num(optarg, 1, 1 << 20);
+			break;
+		case 'F':
+			o->fence = parse_num(optarg, 0, UINT32_MAX);
+			o->have_fence = 1;
 			break;
 		default:
 			usage();
@@ -382,16 +398,15 @@ static int cmd_garp(const struct opts *o)
 	return 0;
 }
 
-static int tagged(const uint8_t *f, ssize_t n, const struct opts *o,
-		  uint32_t *seq)
+/* Is f one of our frames? Then its tag and sequence number. */
+static int ours(const uint8_t *f, ssize_t n, uint32_t *tag, uint32_t *seq)
 {
 	const uint8_t *pay = f + HDRS;
 
 	if (n < HDRS + PAY_MIN || f[12] != 0x08 || f[13] != 0x00 ||
 	    f[L2 + 9] != 17 || (f[L2] & 0x0f) != 5 || memcmp(pay, MAGIC, 4))
 		return 0;
-	if (o->have_tag && get32(pay + 4) != o->tag)
-		return 0;
+	*tag = get32(pay + 4);
 	*seq = get32(pay + 8);
 	return 1;
 }
@@ -400,6 +415,9 @@ static int cmd_count(const struct opts *o)
 {
 	static uint8_t f[65536 + 128];
 	long frames = 0, ge = 0, first = -1, last = -1, max_len = 0;
+	uint32_t tags[64], tag_n[64];
+	int fenced = 0, ntags = 0, i;
+	long over = 0;
 	int fd, sz = 8 << 20;
 	struct sockaddr_ll sa;
 	double end = o->timeout ? now_s() + o->timeout : 0;
@@ -408,12 +426,13 @@ static int cmd_count(const struct opts *o)
 	setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz));
 	printf("READY\n");
 	fflush(stdout);
-	while (!stop && (!end || now_s() < end) &&
+	while (!stop && !fenced && (!end || now_s() < end) &&
 	       (!o->want || frames < o->want)) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		struct sockaddr_ll from;
 		socklen_t fl = sizeof(from);
-		uint32_t seq = 0;
+		uint32_t tag = 0, seq = 0;
+		int mine;
 		ssize_t n;
 
 		if (poll(&p, 1, 50) <= 0)
@@ -428,15 +447,32 @@ static int cmd_count(const struct opts *o)
 		if (from.sll_ifindex != sa.sll_ifindex ||
 		    from.sll_pkttype == PACKET_OUTGOING || n < L2)
 			continue;
+		mine = ours(f, n, &tag, &seq);
+		if (mine && o->have_fence && tag == o->fence) {
+			fenced = 1;
+			continue;
+		}
+		if (o->over && n > o->over)
+			over++;
 		if (o->have_dst && memcmp(f, o->dst, 6))
 			continue;
 		if (o->have_src && memcmp(f + 6, o->src, 6))
 			continue;
 		if (n < o->min_len)
 			continue;
-		if (o->have_tag && !tagged(f, n, o, &seq))
+		if (o->have_tag && (!mine || tag != o->tag))
 			continue;
 		frames++;
+		if (mine) {
+			for (i = 0; i < ntags && tags[i] != tag; i++)
+				;
+			if (i == ntags && ntags < 64) {
+				tags[ntags] = tag;
+				tag_n[ntags++] = 0;
+			}
+			if (i < ntags)
+				tag_n[i]++;
+		}
 		if (n > max_len)
 			max_len = n;
 		if (o->have_tag) {
@@ -447,8 +483,12 @@ static int cmd_count(const struct opts *o)
 				ge++;
 		}
 	}
-	printf("frames=%ld seq_ge=%ld first_seq=%ld last_seq=%ld max_len=%ld\n",
-	       frames, ge, first, last, max_len);
+	printf("frames=%ld seq_ge=%ld first_seq=%ld last_seq=%ld max_len=%ld "
+	       "over=%ld fence=%d tags=",
+	       frames, ge, first, last, max_len, over, fenced);
+	for (i = 0; i < ntags; i++)
+		printf("%s%u:%u", i ? "," : "", tags[i], tag_n[i]);
+	printf("\n");
 	close(fd);
 	return 0;
 }
