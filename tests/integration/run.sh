@@ -14,7 +14,8 @@
 #
 # Output: "ok N - ..." / "not ok N - ..." per check, then "P passed, F failed".
 # Options:
-#   --only LIST   sections, comma separated: errors,veth,tap (default: all)
+#   --only LIST   sections, comma separated: errors,veth,tap,stats,semantics
+#                 (default: all)
 #   --modes LIST  attach modes (default: "tc,xdp")
 #   --quick       smaller transfers, fewer matrix cells
 #   --no-cli      only what needs no CLI (topologies, bridge traffic, witness)
@@ -617,6 +618,8 @@ want veth && section_topology veth
 want tap && section_topology tap
 # stats/exporter/latency probe: tests/integration/stats.sh (own xns-* namespaces), its counts folded in.
 { want stats || [ "$ONLY" = errors,veth,tap ]; } && [ "$NO_CLI" = 0 ] && { section stats; "$HERE/stats.sh" 2>&1 | tee "$WORK/stats.out" | sed 's/^/# stats.sh: /'; [[ $(tail -n 1 "$WORK/stats.out") =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]] && r=("${BASH_REMATCH[@]}") || r=(x 0 1); T_PASS=$((T_PASS + r[1])); T_FAIL=$((T_FAIL + r[2])); [ "${r[2]}" = 0 ] || FAILED+=("stats.sh: ${r[2]} failed (see above)"); }
+# adversarial tests of the bridge's rules: tests/integration/semantics.sh (own xnq-* namespaces), its counts folded in.
+{ want semantics || [ "$ONLY" = errors,veth,tap ]; } && [ "$NO_CLI" = 0 ] && { section semantics; "$HERE/semantics.sh" 2>&1 | tee "$WORK/sem.out" | sed 's/^/# semantics.sh: /'; r=($(grep -Eo '^[0-9]+ passed, [0-9]+ failed$' "$WORK/sem.out" | tail -n 1 | tr -dc '0-9 \n')); [ "${#r[@]}" = 2 ] || r=(0 1); T_PASS=$((T_PASS + r[0])); T_FAIL=$((T_FAIL + r[1])); [ "${r[1]}" = 0 ] || FAILED+=("semantics.sh: ${r[1]} failed (see above)"); }
 
 section done
 finish
