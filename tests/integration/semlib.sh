@@ -50,7 +50,10 @@ q_switch_up() {
 	q_ns_add "$SW" || return 1
 	BRMAC=02:98:0$NET:00:00:fe
 	HOSTIP=10.98.$NET.254
-	ip -n "$SW" link add "$BR" address "$BRMAC" type bridge stp_state 0 || return 1
+	# STP off; the forward delay is long: the kernel would otherwise
+	# advance a port set to listening or learning by hand after it.
+	ip -n "$SW" link add "$BR" address "$BRMAC" type bridge stp_state 0 \
+		forward_delay 360000 || return 1
 	br_nf 0 || return 1
 	ip -n "$SW" addr add "$HOSTIP/24" dev "$BR" || return 1
 	ip -n "$SW" link set "$BR" up
@@ -165,19 +168,21 @@ cnt_start() { # ID NS DEV FENCE_DEV [args]
 	C_PID[$id]=$pid
 	C_IDS+=("$id")
 	echo "$fdev" >"$WORK/cnt.$id.fdev"
-	wait_line "$WORK/cnt.$id" READY 5 || { echo "counter $id not ready"; cat "$WORK/cnt.$id"; return 1; }
 }
 
 m_start() {
-	local i s
+	local i s id
 	C_IDS=()
 	M=()
 	for i in $(seq "$NVM"); do
-		cnt_start "$i" "${VNS[$i]}" eth0 "${VPORT[$i]}" || return 1
+		cnt_start "$i" "${VNS[$i]}" eth0 "${VPORT[$i]}"
 	done
 	for s in "$@"; do
 		# shellcheck disable=SC2086
-		cnt_start $s || return 1
+		cnt_start $s
+	done
+	for id in "${C_IDS[@]}"; do
+		wait_line "$WORK/cnt.$id" READY 5 || { echo "counter $id not ready"; cat "$WORK/cnt.$id"; return 1; }
 	done
 }
 
@@ -271,6 +276,11 @@ v_attach() {
 	jq -e --arg m "$mode" --argjson fol "$(v_nf "$v" && echo false || echo true)" \
 		'.bridges[0] | .mode == $m and .follower.running == $fol' "$f" >/dev/null ||
 		{ echo "FAIL: mode or follower not as asked"; return 1; }
+	# --mode xdp: native XDP on taps only; veths keep TC and say why.
+	[ "$mode" = xdp ] && ! jq -e '[.bridges[0].ports[] | select(.name | test("^xnq[tv][0-9]$")) |
+		if .kind == "veth" then .xdp == false and (.tc_reason | test("veth")) else .xdp == true end] | all' \
+		"$f" >/dev/null && { echo "FAIL: XDP stage not on exactly the taps:"; jq -c '.bridges[0].ports[] | {name, kind, xdp, tc_reason}' "$f"; return 1; }
+	return 0
 }
 
 v_detach() {
