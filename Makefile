@@ -45,7 +45,8 @@ LIB_OBJS := $(patsubst user/%.c,$(OUT)/%.o,$(LIB_SRCS))
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(wildcard tests/unit/test_*.c))
 BPF_TESTS := $(OUT)/tests/bpf_prog_test
-TOOLS := $(OUT)/tests/vnet_relay $(OUT)/tests/promlint $(OUT)/tests/xn_filters
+TOOLS := $(OUT)/tests/vnet_relay $(OUT)/tests/promlint $(OUT)/tests/xn_filters \
+	$(OUT)/tests/xnt_frames
 # scripts/bench's tools (tests/tools/xnb_*).
 BENCH_TOOLS := $(OUT)/tests/xnb_pktgen $(OUT)/tests/xnb_tapsink \
 	$(OUT)/tests/xnb_crr $(OUT)/tests/xnb_minimal
@@ -132,6 +133,11 @@ $(BENCH_BPF_TOOLS): $(OUT)/tests/%: tests/tools/%.c tests/tools/*.h \
 	@$(CC) $(CFLAGS) -I$(OUT)/tests $< -o $@ $(PKG_LIBS)
 
 $(OUT)/tests/xnb_%: tests/tools/xnb_%.c tests/tools/xnb_tool.h | $(OUT)
+	@echo "  CC       $@"
+	@$(CC) $(CFLAGS) $< -o $@
+
+# tests/integration/semantics.sh's frame sender and counter.
+$(OUT)/tests/xnt_%: tests/tools/xnt_%.c | $(OUT)
 	@echo "  CC       $@"
 	@$(CC) $(CFLAGS) $< -o $@
 

@@ -185,6 +185,11 @@ cleanup() {
 	if [ "$HAVE_LOCK" = 1 ] && [ -e "$PIN" ] && [ -e "/run/netns/$SW" ] && [ -x "$XDPNET" ]; then
 		xn detach "$BR" >/dev/null 2>&1
 	fi
+	# Our attach started it; detach should have stopped it.
+	if [ "$HAVE_LOCK" = 1 ] && p=$(follower_pid); then
+		echo "# cleanup: the follower of $BR (pid $p) outlived detach; stopping it"
+		is_follower "$p" && kill -TERM "$p"
+	fi
 	for n in "${NSLIST[@]}"; do
 		ip netns del "$n" 2>/dev/null
 	done
@@ -201,6 +206,15 @@ cleanup() {
 	fi
 }
 
+# follower_pid: the pid of a running follower of $BR (the follower holds
+# /run/xdpnet/$BR.follow locked while it runs), else fail.
+follower_pid() {
+	local f=/run/xdpnet/$BR.follow
+	[ -e "$f" ] && ! flock -n -s "$f" true || return 1
+	cat "/run/xdpnet/$BR.pid" 2>/dev/null || echo "?"
+}
+is_follower() { tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null | grep -q " follow $BR"; }
+
 # One run at a time: a second one would tear down the first one's switch.
 # (A pid file, not flock: every child would inherit the lock's descriptor.)
 LOCK=/run/lock/xnt-integration.pid
@@ -209,7 +223,7 @@ take_lock() {
 	local pid
 	pid=$(cat "$LOCK" 2>/dev/null)
 	if [ -n "$pid" ] && [ "$pid" != $$ ] && kill -0 "$pid" 2>/dev/null &&
-		tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q 'integration/run.sh'; then
+		tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q "${SUITE:-integration/run.sh}"; then
 		echo "another run of the integration suite (pid $pid) holds $LOCK"
 		return 1
 	fi
@@ -220,7 +234,7 @@ take_lock() {
 # Namespaces left by an earlier run that died.
 remove_stale() {
 	local n
-	for n in $(ip netns list | awk '{print $1}' | grep '^xnt-'); do
+	for n in $(ip netns list | awk '{print $1}' | grep "^${SW%%-*}-"); do
 		echo "# removing stale namespace $n"
 		ip netns del "$n"
 	done

@@ -1,0 +1,754 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Adversarial tests of the bridge's rules (issue 8): for every rule xdpnet
+# honours, a VM tries to get around it, first on the plain bridge (the rule
+# must hold) and then through xdpnet, in both modes and with both datapath
+# builds (the live one, and XDPNET_DATAPATH=portable), on veth and on tap
+# stand-ins (tests/tools/vnet_relay). The verdict is what arrives in which
+# namespace (tests/tools/xnt_frames counts the test's frames there);
+# xdpnet's counters are only shown.
+#
+# Cases (names for --cases):
+#   flood     100,000 random source MACs from each CPU, then frames with the
+#             host's MAC as source: the host stays reachable, no host-bound
+#             frame reaches the attacker, a TCP flow between two other VMs
+#             stays intact (sha256)
+#   vxlan     a MAC moves to a VXLAN port (second namespace) while its old
+#             port exists: after a gratuitous ARP, frames reach the new
+#             place within 1 s, with no follower (--no-follow)
+#   stp       STP states 0-2 (disabled, listening, learning) on three
+#             ports, set before attach and changed after: no frame into or
+#             out of them (the bridge's forward delay is long: with STP off
+#             the kernel still advances such a state after it)
+#   blocking  state 4 (blocking), which STP off does not keep: STP on and a
+#             real loop, once (its links are veths whatever the stand-ins)
+#   isolation isolated pair gets nothing, isolated to non-isolated works
+#             (before and after attach)
+#   locked    a locked port passes only sources the bridge has on it (same)
+#   learning  learning off: a VM sending with another's MAC steals nothing
+#             (same)
+#   static    a sticky static entry is not taken over; a plain static one
+#             moves exactly as the bridge moves it
+#   mtu       egress MTU 1280: 1400-byte DF frames (and 1299) never arrive;
+#             with br_netfilter on, exactly what the bridge delivers
+#   gso       TCP with offloads on: GSO frames whose segments fit the egress
+#             MTU are bypassed, the others left to the bridge (which
+#             forwards GSO frames whatever their segments)
+#   ageing    ageing_time 5 s: a silent source ages out of the bridge and of
+#             xdpnet's copy, and frames to it flood; an active one stays
+#   hub       ageing_time 0: every frame floods, nothing is bypassed
+#
+# Output: "ok N - ..." / "not ok N - ...", then "P passed, F failed" and the
+# time taken. Options:
+#   --cases LIST     cases, comma separated (default: all)
+#   --kinds LIST     stand-ins: veth,tap (default: both)
+#   --variants LIST  attachments, MODE/BUILD[/nf] (nf: --no-follow), for
+#                    every case (default: settings before attach with
+#                    tc/live and xdp/portable, changes after attach with
+#                    xdp/live, tc/portable and xdp/live/nf)
+#   --full           all four MODE/BUILD everywhere, and tc/live/nf too
+#   --keep, -v       keep the logs; more detail
+# The same as environment variables: SEM_CASES, SEM_KINDS, SEM_VARIANTS.
+# Every check's log ends with the time it took. Run it under xn-heavy.
+set -u
+. "$(dirname "$0")/lib.sh"
+. "$HERE/semlib.sh"
+
+CASES=${SEM_CASES:-flood,vxlan,stp,blocking,isolation,locked,learning,static,mtu,gso,ageing,hub}
+KINDS=${SEM_KINDS:-veth,tap}
+VARIANTS=${SEM_VARIANTS:-}
+FULL=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--cases) CASES=$2; shift ;;
+	--kinds) KINDS=$2; shift ;;
+	--variants) VARIANTS=$2; shift ;;
+	--full) FULL=1 ;;
+	--keep) KEEP_LOGS=1 ;;
+	-v) VERBOSE=1 ;;
+	*) echo "usage: $0 [--cases LIST] [--kinds veth,tap] [--variants LIST] [--full] [--keep] [-v]" >&2; exit 2 ;;
+	esac
+	shift
+done
+want() { case ",$CASES," in *",$1,"*) return 0 ;; esac; return 1; }
+# Each build and each mode at least once per case: settings made before
+# attach with tc/live and xdp/portable, changes after attach with xdp/live
+# and tc/portable (both with the follower) and xdp/live without one (the
+# live datapath must hold alone). --full: all four everywhere, and
+# tc/live without a follower too.
+ALL="tc/live xdp/live tc/portable xdp/portable"
+BEFORE_VARIANTS="tc/live xdp/portable"
+AFTER_VARIANTS="xdp/live tc/portable xdp/live/nf"
+[ "$FULL" = 1 ] && BEFORE_VARIANTS=$ALL AFTER_VARIANTS="$ALL tc/live/nf xdp/live/nf"
+if [ -n "$VARIANTS" ]; then
+	BEFORE_VARIANTS=${VARIANTS//,/ }
+	AFTER_VARIANTS=${VARIANTS//,/ }
+fi
+# After attach, where only a follower can tell the datapath (the egress
+# port's MTU): the variants with one.
+AFTER_FOLLOW=$(echo "$AFTER_VARIANTS" | tr ' ' '\n' | grep -v /nf | tr '\n' ' ')
+N=20 # frames per direction and check
+
+exec 3>&1 4>&2
+on_signal() {
+	exec 1>&3 2>&4
+	echo "# interrupted by SIG$1"
+	T_FAIL=$((T_FAIL + 1))
+	FAILED+=("interrupted by SIG$1")
+	cleanup
+	summary
+	exit 130
+}
+trap cleanup EXIT
+trap 'on_signal INT' INT
+trap 'on_signal TERM' TERM
+
+START=$(date +%s)
+elapsed() { echo $(($(date +%s) - START)); }
+section() { echo "# --- $* ($(elapsed) s)"; }
+
+# run_case NAME DESC VARIANTS [ARGS]: case_NAME on the plain bridge, then
+# attached as each variant says. NOBASE=1: not on the plain bridge (a
+# change after attach: the same rule's "before attach" run did that).
+run_case() {
+	local name=$1 desc=$2 vs=$3 v t0 base=bridge
+	shift 3
+	[ "${NOBASE:-0}" = 1 ] && base=
+	for v in $base $vs; do
+		t0=$(date +%s.%N)
+		check "$KIND $v: $desc" "case_$name" "$v" "$@"
+		q_reset >>"$CUR_LOG" 2>&1
+		echo "# took $(echo "$(date +%s.%N) - $t0" | bc) s" >>"$CUR_LOG"
+	done
+}
+
+# warm VARIANT: frames 1<->2 take the bypass before a change after attach
+# (so that the change is what the test exercises).
+warm() {
+	local v=$1 f0=$WORK/w0.json f1=$WORK/w1.json red
+	[ "$v" = bridge ] && return 0
+	status_json "$f0"
+	tx 1 2 5 --tag 901 && tx 2 1 5 --tag 902 || return 1
+	status_json "$f1"
+	red=$(($(ctr "$f1" "${VPORT[1]}" tc_redirect) + $(ctr "$f1" "${VPORT[1]}" xdp_redirect) -
+		$(ctr "$f0" "${VPORT[1]}" tc_redirect) - $(ctr "$f0" "${VPORT[1]}" xdp_redirect)))
+	echo "warm: 1->2 redirected $red of 5"
+	[ "$red" -ge 4 ] || { echo "FAIL: frames 1->2 did not take the bypass before the change"; return 1; }
+}
+
+# ---------------------------------------------------------------- stp
+
+br_state() { # PORT STATE
+	bridge -n "$SW" link set dev "$1" state "$2" || return 1
+}
+
+# States 0, 1, 2 on ports 2, 3, 4; frames 1 -> each and each -> 1.
+case_stp() { # VARIANT pre|post
+	local v=$1 when=$2 st=0 i
+	learn_all || return 1
+	if [ "$when" = pre ]; then
+		br_state "${VPORT[2]}" 0 && br_state "${VPORT[3]}" 1 && br_state "${VPORT[4]}" 2 || return 1
+		v_attach "$v" || return 1
+	else
+		v_attach "$v" && warm "$v" || return 1
+		br_state "${VPORT[2]}" 0 && br_state "${VPORT[3]}" 1 && br_state "${VPORT[4]}" 2 || return 1
+		for i in 2 3 4; do v_settle "$v" "${VPORT[$i]}" flags "(x & PF_FWD) == 0" || st=1; done
+	fi
+	bridge -n "$SW" link show | grep xnq
+	m_start || return 1
+	for i in 2 3 4; do tx 1 "$i" "$N" && tx "$i" 1 "$N" || st=1; done
+	m_end || st=1
+	expect_eq "states of ports 2-4 after the frames" \
+		"$(for i in 2 3 4; do bridge -n "$SW" -j link show dev "${VPORT[$i]}" | jq -r '.[0].state'; done | tr '\n' ' ')" \
+		"disabled listening learning " || st=1
+	for i in 2 3 4; do expect_at "1$i" "" && expect_at "${i}1" "" || st=1; done
+	show_ctr "$v" "${VPORT[1]}" pass_state tc_redirect xdp_redirect
+	show_ctr "$v" "${VPORT[2]}" pass_state tc_redirect xdp_redirect
+	# Control: forwarding again, the same frames arrive.
+	for i in 2 3 4; do br_state "${VPORT[$i]}" 3 || st=1; done
+	for i in 2 3 4; do v_settle "$v" "${VPORT[$i]}" flags "(x & PF_FWD) != 0" || st=1; done
+	learn_all
+	m_start || return 1
+	for i in 2 3 4; do tx 1 "$i" "$N" --tag "51$i" && tx "$i" 1 "$N" --tag "5${i}1" || st=1; done
+	m_end || st=1
+	echo "control, all ports forwarding:"
+	for i in 2 3 4; do expect_at "51$i" "$i=$N" && expect_at "5${i}1" "1=$N" || st=1; done
+	v_detach "$v" || st=1
+	return $st
+}
+
+# ---------------------------------------------------------------- isolation
+
+br_flag() { # PORT FLAG on|off
+	bridge -n "$SW" link set dev "$1" "$2" "$3"
+}
+
+case_isolation() { # VARIANT pre|post
+	local v=$1 when=$2 st=0
+	learn_all || return 1
+	if [ "$when" = pre ]; then
+		br_flag "${VPORT[1]}" isolated on && br_flag "${VPORT[2]}" isolated on || return 1
+		v_attach "$v" || return 1
+	else
+		v_attach "$v" && warm "$v" || return 1
+		br_flag "${VPORT[1]}" isolated on && br_flag "${VPORT[2]}" isolated on || return 1
+		v_settle "$v" "${VPORT[1]}" flags "(x & PF_ISOLATED) != 0" &&
+			v_settle "$v" "${VPORT[2]}" flags "(x & PF_ISOLATED) != 0" || st=1
+	fi
+	m_start || return 1
+	tx 1 2 "$N" && tx 2 1 "$N" && tx 1 3 "$N" && tx 3 1 "$N" && tx 2 3 "$N" && tx 3 2 "$N" || st=1
+	m_end || st=1
+	expect_at 12 "" && expect_at 21 "" || st=1
+	expect_at 13 "3=$N" && expect_at 31 "1=$N" && expect_at 23 "3=$N" && expect_at 32 "2=$N" || st=1
+	show_ctr "$v" "${VPORT[1]}" pass_isolated tc_redirect xdp_redirect
+	br_flag "${VPORT[1]}" isolated off
+	br_flag "${VPORT[2]}" isolated off
+	v_detach "$v" || st=1
+	return $st
+}
+
+# ---------------------------------------------------------------- locked
+
+case_locked() { # VARIANT pre|post
+	local v=$1 when=$2 st=0
+	learn_all || return 1
+	if [ "$when" = post ]; then v_attach "$v" && warm "$v" || return 1; fi
+	br_flag "${VPORT[1]}" locked on || return 1
+	bridge -n "$SW" fdb del "${VMAC[1]}" dev "${VPORT[1]}" master || return 1
+	if [ "$when" = pre ]; then
+		v_attach "$v" || return 1
+	else
+		v_settle "$v" "${VPORT[1]}" flags "(x & PF_LOCKED) != 0" || st=1
+	fi
+	m_start || return 1
+	# Its own MAC (no FDB entry on the port), another VM's MAC.
+	tx 1 3 "$N" && tx 1 3 "$N" --src "${VMAC[4]}" --tag 143 || st=1
+	m_end || st=1
+	expect_at 13 "" && expect_at 143 "" || st=1
+	show_ctr "$v" "${VPORT[1]}" pass_isolated pass_src tc_redirect xdp_redirect
+	echo "+ bridge fdb add ${VMAC[1]} dev ${VPORT[1]} master static (authorised)"
+	bridge -n "$SW" fdb add "${VMAC[1]}" dev "${VPORT[1]}" master static || st=1
+	m_start || return 1
+	tx 1 3 "$N" --tag 513 && tx 3 1 "$N" || st=1
+	m_end || st=1
+	expect_at 513 "3=$N" && expect_at 31 "1=$N" || st=1
+	bridge -n "$SW" fdb del "${VMAC[1]}" dev "${VPORT[1]}" master static
+	br_flag "${VPORT[1]}" locked off
+	learn_all
+	v_detach "$v" || st=1
+	return $st
+}
+
+# ---------------------------------------------------------------- learning
+
+case_learning() { # VARIANT pre|post
+	local v=$1 when=$2 st=0
+	learn_all || return 1
+	if [ "$when" = pre ]; then
+		br_flag "${VPORT[1]}" learning off || return 1
+		v_attach "$v" || return 1
+	else
+		v_attach "$v" && warm "$v" || return 1
+		br_flag "${VPORT[1]}" learning off || return 1
+		v_settle "$v" "${VPORT[1]}" flags "(x & PF_LEARNING) == 0" || st=1
+	fi
+	m_start || return 1
+	# Stand-in 1 sends with 2's MAC; then 3 sends to 2's MAC.
+	tx 1 3 "$N" --src "${VMAC[2]}" --tag 123 && tx 3 2 "$N" || st=1
+	m_end || st=1
+	bridge -n "$SW" fdb show br "$BR" | grep -i "${VMAC[2]}"
+	expect_at 123 "3=$N" || st=1
+	expect_at 32 "2=$N" || st=1
+	br_flag "${VPORT[1]}" learning on
+	v_detach "$v" || st=1
+	return $st
+}
+
+# ---------------------------------------------------------------- static
+
+fdb_port_of() { # MAC: the port the bridge has MAC on (master entries)
+	bridge -n "$SW" -j fdb show br "$BR" |
+		jq -r --arg m "$1" '[.[] | select(.mac == $m and .ifname != null)] | .[0].ifname // "-"'
+}
+
+declare -A BASE
+case_static() { # VARIANT sticky|plain
+	local v=$1 how=$2 st=0 where got i
+	learn_all || return 1
+	bridge -n "$SW" fdb replace "${VMAC[2]}" dev "${VPORT[2]}" master static \
+		$([ "$how" = sticky ] && echo sticky) || return 1
+	v_attach "$v" || return 1
+	m_start || return 1
+	tx 1 3 "$N" --src "${VMAC[2]}" --tag 123 && tx 3 2 "$N" || st=1
+	m_end || st=1
+	where=$(fdb_port_of "${VMAC[2]}")
+	bridge -n "$SW" fdb show br "$BR" | grep -i "${VMAC[2]}"
+	echo "the bridge has ${VMAC[2]} on $where"
+	if [ "$how" = sticky ]; then
+		expect_eq "port of ${VMAC[2]}" "$where" "${VPORT[2]}" || st=1
+		expect_at 32 "2=$N" || st=1
+	else
+		got="$where"
+		for i in $(seq "$NVM"); do got+=" $i=$(m_tag "$i" 32)"; done
+		if [ "$v" = bridge ]; then
+			BASE[static.$KIND]=$got
+			echo "plain bridge: $got (xdpnet must do the same)"
+		else
+			expect_eq "where the bridge has it, and where frames to it went" "$got" "${BASE[static.$KIND]:-no baseline}" || st=1
+		fi
+	fi
+	bridge -n "$SW" fdb del "${VMAC[2]}" dev "$where" master static
+	learn_all
+	v_detach "$v" || st=1
+	return $st
+}
+
+# ---------------------------------------------------------------- mtu
+
+case_mtu() { # VARIANT pre|post [nf]
+	local v=$1 when=$2 nf=${3:-} st=0 got t
+	learn_all || return 1
+	[ -n "$nf" ] && { br_nf 1 || return 1; }
+	[ "$when" = post ] && { v_attach "$v" && warm "$v" || return 1; }
+	ip -n "$SW" link set "${VPORT[2]}" mtu 1280 || return 1
+	if [ "$when" = pre ]; then
+		v_attach "$v" || return 1
+	else
+		v_settle "$v" "${VPORT[2]}" mtu "x == 1280" || st=1
+	fi
+	m_start || return 1
+	# Over MTU + 18 (is_skb_forwardable): 1400 with DF, 1299; within: 1298,
+	# and 1294 (MTU + 14, which an XDP redirect takes too).
+	tx 1 2 "$N" --len 1400 --df --tag 112 && tx 1 2 "$N" --len 1299 --df --tag 212 &&
+		tx 1 2 "$N" --len 1298 --df --tag 312 && tx 1 2 "$N" --len 1294 --df --tag 412 || st=1
+	m_end || st=1
+	got=
+	for t in 112 212 312 412; do got+="$t:$(m_tag 2 "$t") "; done
+	if [ -z "$nf" ]; then
+		expect_at 112 "" && expect_at 212 "" || st=1
+		expect_at 312 "2=$N" && expect_at 412 "2=$N" || st=1
+	elif [ "$v" = bridge ]; then
+		BASE[mtu.$KIND.$when]=$got
+		echo "with br_netfilter the bridge delivers (by tag): $got (xdpnet must do the same)"
+	else
+		expect_eq "delivered by tag" "$got" "${BASE[mtu.$KIND.$when]:-no baseline}" || st=1
+	fi
+	show_ctr "$v" "${VPORT[1]}" pass_mtu xdp_defer_size tc_redirect xdp_redirect
+	ip -n "$SW" link set "${VPORT[2]}" mtu 1500
+	[ -n "$nf" ] && br_nf 0
+	v_detach "$v" || st=1
+	return $st
+}
+
+# ---------------------------------------------------------------- gso
+
+# The bridge forwards a GSO frame whatever its segments (is_skb_forwardable),
+# so both transfers arrive either way; xdpnet bypasses GSO frames whose
+# segments fit the egress port and leaves the others to the bridge.
+case_gso() { # VARIANT
+	local v=$1 st=0 f0=$WORK/g0.json f1=$WORK/g1.json f2=$WORK/g2.json d
+	learn_all || return 1
+	ip -n "$SW" link set "${VPORT[2]}" mtu 1280 && ip -n "${VNS[2]}" link set eth0 mtu 1280 || return 1
+	v_attach "$v" || return 1
+	[ "$v" = bridge ] || status_json "$f0"
+	echo "receiver at MTU 1280 like its port (segments fit):"
+	tcp_xfer "${VNS[1]}" "${VNS[2]}" "${VIP[2]}" $((4 * 1024 * 1024)) || st=1
+	if [ "$v" != bridge ]; then
+		status_json "$f1"
+		d=$(($(ctr "$f1" "${VPORT[1]}" tc_redirect) - $(ctr "$f0" "${VPORT[1]}" tc_redirect)))
+		echo "tc_redirect on ${VPORT[1]}: +$d"
+		[ "$d" -ge 50 ] || { echo "FAIL: GSO frames whose segments fit did not take the bypass"; st=1; }
+	fi
+	echo "receiver at MTU 1500 (MSS 1460), its port at 1280 (segments do not fit):"
+	ip -n "${VNS[2]}" link set eth0 mtu 1500
+	m_start "big ${VNS[2]} eth0 ${VPORT[2]} --over 1298" || return 1
+	tcp_xfer "${VNS[1]}" "${VNS[2]}" "${VIP[2]}" $((1024 * 1024)) 0 6 ||
+		{ echo "FAIL: the transfer did not complete in 6 s"; st=1; }
+	m_end || st=1
+	echo "frames over 1298 bytes that reached ${VNS[2]}: $(m_get big over) (the bridge forwards GSO frames whatever their segments)"
+	if [ "$v" = bridge ]; then
+		BASE[gso.$KIND]=$(m_get big over)
+	else
+		[ "$(m_get big over)" -gt 0 ] || [ "${BASE[gso.$KIND]:-0}" = 0 ] ||
+			{ echo "FAIL: the bridge delivered GSO frames here, xdpnet did not"; st=1; }
+		status_json "$f2"
+		d=$(($(ctr "$f2" "${VPORT[1]}" pass_mtu) - $(ctr "$f1" "${VPORT[1]}" pass_mtu)))
+		echo "pass_mtu on ${VPORT[1]}: +$d; tc_redirect: +$(($(ctr "$f2" "${VPORT[1]}" tc_redirect) - $(ctr "$f1" "${VPORT[1]}" tc_redirect)))"
+		[ "$d" -gt 0 ] || { echo "FAIL: counters do not show GSO frames left to the bridge (pass_mtu)"; st=1; }
+	fi
+	ip -n "$SW" link set "${VPORT[2]}" mtu 1500
+	v_detach "$v" || st=1
+	return $st
+}
+
+# ---------------------------------------------------------------- ageing, hub
+
+# fdb_has WHERE MAC: the bridge (WHERE=bridge) or xdpnet's copy (xdpnet)
+# has MAC.
+fdb_has() {
+	if [ "$1" = bridge ]; then
+		bridge -n "$SW" fdb show br "$BR" | grep -qi "^$2 dev xnq"
+	else
+		xn fdb "$BR" --json | jq -e --arg m "$2" '[.entries[] | select(.mac == $m)] | length > 0' >/dev/null
+	fi
+}
+
+# A silent source ages out (bridge and copy) and frames to it flood; an
+# active source stays (the bypass keeps the bridge's entry alive).
+case_ageing() { # VARIANT
+	local v=$1 st=0 i t0 gone_br= gone_xn= miss=0 pids=()
+	ip -n "$SW" link set "$BR" type bridge ageing_time 500 || return 1
+	v_attach "$v" || return 1
+	learn_all || return 1
+	tx 1 2 5 --tag 912 || st=1
+	t0=$(date +%s.%N)
+	echo "stand-in 2 silent; ageing_time 5 s"
+	for i in $(seq 75); do
+		if [ -z "$gone_br" ] && ! fdb_has bridge "${VMAC[2]}"; then gone_br=$(echo "$(date +%s.%N) - $t0" | bc); fi
+		if [ "$v" != bridge ] && [ -z "$gone_xn" ] && ! fdb_has xdpnet "${VMAC[2]}"; then
+			gone_xn=$(echo "$(date +%s.%N) - $t0" | bc)
+		fi
+		[ -n "$gone_br" ] && { [ "$v" = bridge ] || [ -n "$gone_xn" ]; } && break
+		sleep 0.2
+	done
+	echo "gone from the bridge after ${gone_br:-never} s, from xdpnet's copy after ${gone_xn:-never} s"
+	[ -n "$gone_br" ] || { echo "FAIL: the bridge kept a silent entry for 15 s"; return 1; }
+	if [ "$v" != bridge ]; then
+		[ -n "$gone_xn" ] && [ "$(echo "$gone_xn - $gone_br <= 1" | bc)" = 1 ] ||
+			{ echo "FAIL: xdpnet's copy kept it more than 1 s longer"; st=1; }
+	fi
+	m_start || return 1
+	tx 1 2 "$N" || st=1
+	m_end || st=1
+	echo "frames to the aged-out MAC flood:"
+	expect_at 12 "2=$N 3=$N 4=$N" || st=1
+	show_ctr "$v" "${VPORT[1]}" pass_unknown tc_redirect xdp_redirect
+
+	echo "keep-alive: stand-in 2 sends to 1 for 8 s (50/s), 1 sends to 2 (20/s)"
+	learn_all || st=1
+	m_start || return 1
+	nsx "${VNS[2]}" "$FR" send eth0 --dst "${VMAC[1]}" --src "${VMAC[2]}" --count 400 --rate 50 --tag 21 >/dev/null &
+	pids+=($!)
+	nsx "${VNS[1]}" "$FR" send eth0 --dst "${VMAC[2]}" --src "${VMAC[1]}" --count 160 --rate 20 --tag 12 >/dev/null &
+	pids+=($!)
+	for i in "${pids[@]}"; do track "$i"; done
+	while kill -0 "${pids[0]}" 2>/dev/null; do
+		fdb_has bridge "${VMAC[2]}" || { echo "t=$(echo "$(date +%s.%N) - $t0" | bc): the bridge lost ${VMAC[2]}"; miss=1; }
+		sleep 0.25
+	done
+	for i in "${pids[@]}"; do wait "$i"; untrack "$i"; done
+	m_end || st=1
+	[ "$miss" = 0 ] || { echo "FAIL: the bridge forgot an active source"; st=1; }
+	expect_at 21 "1=400" && expect_at 12 "2=160" || st=1
+	show_ctr "$v" "${VPORT[2]}" pass_refresh tc_redirect xdp_redirect
+	ip -n "$SW" link set "$BR" type bridge ageing_time 30000
+	v_detach "$v" || st=1
+	return $st
+}
+
+# Hub mode (ageing_time 0): every frame floods to every port.
+case_hub() { # VARIANT pre|post
+	local v=$1 when=$2 st=0 f=$WORK/hub.json
+	learn_all || return 1
+	if [ "$when" = pre ]; then
+		ip -n "$SW" link set "$BR" type bridge ageing_time 0 || return 1
+		v_attach "$v" || return 1
+	else
+		v_attach "$v" && warm "$v" || return 1
+		ip -n "$SW" link set "$BR" type bridge ageing_time 0 || return 1
+		if [ "$v" != bridge ] && ! v_nf "$v"; then
+			for i in $(seq 40); do
+				[ "$(xn status "$BR" --json | jq '.bridges[0].bypass')" = false ] && break
+				sleep 0.05
+			done
+		fi
+	fi
+	m_start || return 1
+	tx 1 2 "$N" && tx 3 4 "$N" || st=1
+	m_end || st=1
+	expect_at 12 "2=$N 3=$N 4=$N" && expect_at 34 "1=$N 2=$N 4=$N" || st=1
+	if [ "$v" != bridge ]; then
+		status_json "$f"
+		echo "bypass: $(jq '.bridges[0].bypass' "$f")"
+		show_ctr "$v" "${VPORT[1]}" pass_hub pass_unknown pass_src tc_redirect xdp_redirect
+		# Without a follower nothing tells the datapath; the bridge's
+		# own FDB empties, and frames take the bridge all the same.
+		v_nf "$v" || [ "$(ctr "$f" "${VPORT[1]}" pass_hub)" -ge "$N" ] ||
+			{ echo "FAIL: counters do not show pass_hub"; st=1; }
+	fi
+	ip -n "$SW" link set "$BR" type bridge ageing_time 30000
+	v_detach "$v" || st=1
+	return $st
+}
+
+# ---------------------------------------------------------------- flood
+
+# The flood: stand-in 1 sends 100,000 frames with random source MACs from
+# each CPU (to its own MAC: the bridge learns every source and drops the
+# frame), then frames with the host's MAC as source, while 3 sends to 4
+# over TCP. Then: 2, 3 and 4 ping the host; nothing addressed to the host
+# reaches 1.
+FLOOD=${SEM_FLOOD:-100000}
+case_flood() { # VARIANT
+	local v=$1 st=0 cpu ncpu t0 t1 prog=$WORK/flood.prog at i f0=$WORK/fl0.json f1=$WORK/fl1.json r0 want left flow secs
+	ncpu=$(nproc)
+	learn_all || return 1
+	v_attach "$v" || return 1
+	[ "$v" = bridge ] || status_json "$f0"
+	m_start "atk ${VNS[1]} eth0 ${VPORT[1]} --dst $BRMAC" || return 1
+	rm -f "$prog"
+	# The flow outlasts the flood (taps take longer: their queue drops).
+	secs=6
+	[ "$KIND" = tap ] && secs=12
+	flow=$((secs * 8 * 1024 * 1024))
+	tcp_start "${VNS[3]}" "${VNS[4]}" "${VIP[4]}" "$flow" $((8 * 1024 * 1024)) 30 "$prog" || return 1
+	for i in $(seq 50); do [ -s "$prog" ] && break; sleep 0.1; done
+	t0=$(date +%s.%N)
+	r0=$(sw_rx "${VPORT[1]}")
+	for cpu in $(seq 0 $((ncpu - 1))); do
+		[ "$KIND" = tap ] && taskset -a -p -c "$cpu" "${RPID[1]}" >/dev/null
+		# A tap's queue drops what the relay cannot take: send until
+		# the bridge port got them all.
+		want=$(($(sw_rx "${VPORT[1]}") + FLOOD))
+		for i in $(seq 10); do
+			left=$((want - $(sw_rx "${VPORT[1]}")))
+			[ "$left" -gt 0 ] || break
+			nsx "${VNS[1]}" taskset -c "$cpu" "$FR" send eth0 --dst "${VMAC[1]}" --src random \
+				--count "$left" --tag 911 || st=1
+		done
+	done
+	[ "$KIND" = tap ] && taskset -a -p -c "0-$((ncpu - 1))" "${RPID[1]}" >/dev/null
+	tx 1 2 "$N" --src "$BRMAC" --tag 912 || st=1
+	t1=$(date +%s.%N)
+	at=$(cat "$prog" 2>/dev/null || echo 0)
+	echo "flood: random sources from $ncpu CPUs in $(echo "$t1 - $t0" | bc) s; ${VPORT[1]} received $(($(sw_rx "${VPORT[1]}") - r0)); the TCP flow was at $at bytes"
+	[ $(($(sw_rx "${VPORT[1]}") - r0)) -ge $((ncpu * FLOOD)) ] || { echo "FAIL: the bridge port did not receive $FLOOD frames per CPU"; st=1; }
+	[ "$at" -lt "$flow" ] || { echo "FAIL: the flow ended before the flood did"; st=1; }
+	echo "bridge FDB: $(bridge -n "$SW" fdb show br "$BR" | wc -l) entries; the host's MAC: $(bridge -n "$SW" fdb show br "$BR" | grep -i "^$BRMAC" | tr '\n' ';')"
+	for i in 2 3 4; do
+		nsx "${VNS[$i]}" ping -c 5 -i 0.2 -W 1 -q "$HOSTIP" | grep 'packets transmitted' | sed "s/^/ping host from $i: /"
+		nsx "${VNS[$i]}" ping -c 5 -i 0.2 -W 1 -q "$HOSTIP" | grep -q ' 0% packet loss' ||
+			{ echo "FAIL: stand-in $i lost pings to the host"; st=1; }
+	done
+	tcp_finish || { echo "FAIL: the TCP flow 3->4 did not arrive intact"; st=1; }
+	m_end || st=1
+	expect_eq "frames addressed to the host that reached the attacker" "$(m_get atk frames)" 0 || st=1
+	echo "frames with the host's MAC as source, to stand-in 2 (as the bridge):"
+	expect_at 912 "2=$N" || st=1
+	if [ "$v" != bridge ]; then
+		status_json "$f1"
+		xn fdb "$BR" --json | jq -c --arg m "$BRMAC" '.entries[] | select(.mac == $m)'
+		xn fdb "$BR" --json | jq -e --arg m "$BRMAC" --arg p "${VPORT[1]}" \
+			'[.entries[] | select(.mac == $m and .port == $p)] | length == 0' >/dev/null ||
+			{ echo "FAIL: xdpnet has the host's MAC on the attacker's port"; st=1; }
+		jq -c '.bridges[0] | {fdb_entries, fdb_static, fdb_events}' "$f1"
+		for i in pass_src tc_redirect xdp_redirect; do
+			echo "${VPORT[1]} $i: +$(($(ctr "$f1" "${VPORT[1]}" $i) - $(ctr "$f0" "${VPORT[1]}" $i)))"
+			echo "${VPORT[3]} $i: +$(($(ctr "$f1" "${VPORT[3]}" $i) - $(ctr "$f0" "${VPORT[3]}" $i)))"
+		done
+		[ $(($(ctr "$f1" "${VPORT[1]}" pass_src) - $(ctr "$f0" "${VPORT[1]}" pass_src))) -gt 0 ] ||
+			{ echo "FAIL: counters do not show the flood's frames (pass_src)"; st=1; }
+	fi
+	ip -n "$SW" link set "${VPORT[1]}" type bridge_slave fdb_flush
+	v_detach "$v" || st=1
+	return $st
+}
+
+# ---------------------------------------------------------------- vxlan
+
+# A second namespace xnq-r behind a VXLAN port vx of the bridge (underlay
+# veth xnqul0 10.97.0.1 <-> eth0 10.97.0.2 in xnq-r, where vxr is the
+# VXLAN device, later with stand-in 1's MAC: the VM "migrated" there).
+VXMAC0=02:98:00:00:00:0b
+vx_up() {
+	q_ns_add xnq-r || return 1
+	ip -n "$SW" link add xnqul0 type veth peer name eth0 netns xnq-r || return 1
+	ip -n "$SW" addr add 10.97.0.1/24 dev xnqul0 && ip -n "$SW" link set xnqul0 up || return 1
+	ip -n xnq-r addr add 10.97.0.2/24 dev eth0 && ip -n xnq-r link set eth0 up || return 1
+	ip -n "$SW" link add xnqvx type vxlan id 42 local 10.97.0.1 remote 10.97.0.2 dstport 4789 dev xnqul0 || return 1
+	ip -n "$SW" link set xnqvx master "$BR" up || return 1
+	ip -n xnq-r link add vxr address "$VXMAC0" type vxlan id 42 local 10.97.0.2 remote 10.97.0.1 dstport 4789 dev eth0 || return 1
+	ip -n xnq-r link set vxr up
+}
+
+case_vxlan() { # VARIANT (--no-follow)
+	local v=$1 st=0 f0=$WORK/vx0.json f1=$WORK/vx1.json red
+	[ -e /run/netns/xnq-r ] || { vx_up || return 1; }
+	ip -n xnq-r link set vxr address "$VXMAC0"
+	learn_all || return 1
+	v_attach "$v" || return 1
+	[ "$v" = bridge ] || status_json "$f0"
+	m_start || return 1
+	tx 2 1 10 || st=1
+	m_end || st=1
+	expect_at 21 "1=10" || st=1
+	if [ "$v" != bridge ]; then
+		status_json "$f1"
+		red=$(($(ctr "$f1" "${VPORT[2]}" tc_redirect) + $(ctr "$f1" "${VPORT[2]}" xdp_redirect) -
+			$(ctr "$f0" "${VPORT[2]}" tc_redirect) - $(ctr "$f0" "${VPORT[2]}" xdp_redirect)))
+		echo "before the move: 2->1 redirected $red of 10"
+		[ "$red" -ge 9 ] || { echo "FAIL: 2->1 was not bypassed before the move"; st=1; }
+	fi
+	echo "+ ${VMAC[1]} moves behind xnqvx (xnq-r), its old port stays; gratuitous ARP from there"
+	ip -n xnq-r link set vxr address "${VMAC[1]}" || return 1
+	m_start "new xnq-r vxr xnqvx --tag 721 --seq-ge 100" "old ${VNS[1]} eth0 ${VPORT[1]} --tag 721 --seq-ge 100" || return 1
+	nsx xnq-r "$FR" garp vxr --src "${VMAC[1]}" --saddr "${VIP[1]}" >/dev/null || st=1
+	tx 2 1 200 --rate 100 --tag 721 || st=1
+	m_end || st=1
+	bridge -n "$SW" fdb show br "$BR" | grep -i "^${VMAC[1]}"
+	echo "new place: $(m_get new frames) of 200, first seq $(m_get new first_seq); old port: $(m_get old frames)"
+	expect_eq "frames sent 1 s or more after the ARP that reached the new place" "$(m_get new seq_ge)" 100 || st=1
+	expect_eq "... that reached the old port" "$(m_get old seq_ge)" 0 || st=1
+	v_detach "$v" || st=1
+	ip -n xnq-r link set vxr address "$VXMAC0"
+	return $st
+}
+
+# ---------------------------------------------------------------- blocking
+
+# STP on, and a loop: xnqbr0 (stand-in 1 on xnqv1) and xnqb1 in xnq-s2
+# (priority 0: the root) joined by two veth links xnql1-xnqm1 and
+# xnql2-xnqm2; one of xnqbr0's link ports ends up blocking. A MAC X is
+# static on the blocking port, Y on the forwarding one.
+BL= FL=
+blocking_up() {
+	local i b f stp="stp_state 1 forward_delay 200 hello_time 100 max_age 600"
+	KIND=veth NET=3 NVM=1
+	VNS=("") VPORT=("") VMAC=("") VIP=("")
+	BRMAC=02:98:03:00:00:fe
+	q_ns_add "$SW" && q_ns_add xnq-s2 || return 1
+	ip -n "$SW" link add "$BR" address "$BRMAC" type bridge $stp || return 1
+	ip -n xnq-s2 link add xnqb1 type bridge $stp priority 0 || return 1
+	ip -n "$SW" link set "$BR" up && ip -n xnq-s2 link set xnqb1 up || return 1
+	for i in 1 2; do
+		ip -n "$SW" link add "xnql$i" type veth peer name "xnqm$i" netns xnq-s2 || return 1
+		ip -n "$SW" link set "xnql$i" master "$BR" up && ip -n xnq-s2 link set "xnqm$i" master xnqb1 up || return 1
+	done
+	vm_add 1 || return 1
+	for i in $(seq 100); do
+		b=$(bridge -n "$SW" -j link show | jq -r '.[] | select(.state == "blocking") | .ifname' | grep xnql | head -1)
+		f=$(bridge -n "$SW" -j link show | jq -r '.[] | select(.state == "forwarding") | .ifname' | grep -c 'xnql\|xnqv1')
+		[ -n "$b" ] && [ "$f" = 2 ] && break
+		sleep 0.2
+	done
+	bridge -n "$SW" link show
+	[ -n "$b" ] && [ "$f" = 2 ] || { echo "STP did not converge to one blocking link in 20 s"; return 1; }
+	BL=$b
+	[ "$BL" = xnql1 ] && FL=xnql2 || FL=xnql1
+	echo "blocking: $BL, forwarding: $FL"
+	bridge -n "$SW" fdb add 02:98:03:00:00:0b dev "$BL" master static &&
+		bridge -n "$SW" fdb add 02:98:03:00:00:0c dev "$FL" master static || return 1
+	learn_all
+}
+
+# tx_link LINK SRC DST N TAG: frames into the bridge from the far end of a
+# link port (injected on its peer in xnq-s2).
+tx_link() {
+	local r0 i
+	r0=$(sw_rx "$1")
+	nsx xnq-s2 "$FR" send "xnqm${1#xnql}" --src "$2" --dst "$3" --count "$4" --tag "$5" >/dev/null || return 1
+	for i in $(seq 100); do
+		[ "$(sw_rx "$1")" -ge $((r0 + $4)) ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+case_blocking() { # VARIANT
+	local v=$1 st=0 X=02:98:03:00:00:0b Y=02:98:03:00:00:0c
+	v_attach "$v" || return 1
+	[ "$v" = bridge ] || xn status "$BR" --json | jq -c '.bridges[0].ports[] | {name, bypassed, hold}'
+	m_start "bl xnq-s2 xnqm${BL#xnql} $BL --tag 131" "fl xnq-s2 xnqm${FL#xnql} $FL --tag 132" || return 1
+	tx 1 "$X" "$N" --tag 131 && tx 1 "$Y" "$N" --tag 132 || st=1
+	tx_link "$BL" "$X" "${VMAC[1]}" "$N" 231 && tx_link "$FL" "$Y" "${VMAC[1]}" "$N" 232 || st=1
+	m_end || st=1
+	expect_eq "frames to a MAC behind the blocking port that left through it" "$(m_get bl frames)" 0 || st=1
+	expect_eq "control: frames to a MAC behind the forwarding port" "$(m_get fl frames)" "$N" || st=1
+	expect_eq "frames from the blocking port that reached stand-in 1" "$(m_tag 1 231)" 0 || st=1
+	expect_eq "control: frames from the forwarding port" "$(m_tag 1 232)" "$N" || st=1
+	show_ctr "$v" "$BL" pass_state tc_redirect
+	show_ctr "$v" "${VPORT[1]}" pass_state tc_redirect
+	v_detach "$v" || st=1
+	return $st
+}
+
+# ---------------------------------------------------------------- run
+
+preflight() {
+	local t st=0
+	[ "$(id -u)" = 0 ] || { echo "must run as root"; return 1; }
+	for t in ip bridge jq bpftool nsenter unshare ping timeout taskset bc "$PY"; do
+		command -v "$t" >/dev/null || { echo "missing tool: $t"; st=1; }
+	done
+	for t in "$RELAY" "$FR" "$XDPNET"; do [ -x "$t" ] || { echo "missing $t (make all)"; st=1; }; done
+	ensure_bpffs || { echo "cannot mount bpffs"; st=1; }
+	return $st
+}
+finish() { cleanup; summary; echo "# time: $(elapsed) s"; [ "$T_FAIL" = 0 ]; exit; }
+check "preflight: root, tools, xnt_frames, vnet_relay, xdpnet, bpffs" preflight || finish
+check "preflight: no other run of this suite" take_lock || finish
+remove_stale
+
+kind_cases() {
+	want stp && {
+		run_case stp "STP states 0/1/2 set before attach: no frame into or out of those ports" "$BEFORE_VARIANTS" pre
+		NOBASE=1 run_case stp "STP states 0/1/2 set after attach: no frame into or out of those ports" "$AFTER_VARIANTS" post
+	}
+	want isolation && {
+		run_case isolation "isolated before attach: the pair gets nothing, the rest works" "$BEFORE_VARIANTS" pre
+		NOBASE=1 run_case isolation "isolated after attach: the pair gets nothing, the rest works" "$AFTER_VARIANTS" post
+	}
+	want locked && {
+		run_case locked "locked before attach: unknown and foreign sources dropped, authorised pass" "$BEFORE_VARIANTS" pre
+		NOBASE=1 run_case locked "locked after attach: unknown and foreign sources dropped, authorised pass" "$AFTER_VARIANTS" post
+	}
+	want learning && {
+		run_case learning "learning off before attach: a VM with another's MAC steals nothing" "$BEFORE_VARIANTS" pre
+		NOBASE=1 run_case learning "learning off after attach: a VM with another's MAC steals nothing" "$AFTER_VARIANTS" post
+	}
+	want static && {
+		run_case static "sticky static entry: not taken over" "$BEFORE_VARIANTS" sticky
+		run_case static "plain static entry: moves, frames follow, as on the bridge" "$BEFORE_VARIANTS" plain
+	}
+	want mtu && {
+		run_case mtu "egress MTU 1280 set before attach: 1400/1299-byte frames never arrive, 1298 do" "$BEFORE_VARIANTS" pre
+		NOBASE=1 run_case mtu "egress MTU 1280 set after attach: 1400/1299-byte frames never arrive, 1298 do" "$AFTER_FOLLOW" post
+		if [ -d "/proc/sys/net/bridge" ]; then
+			run_case mtu "egress MTU 1280, br_netfilter on: frames arrive exactly as on the bridge" "$BEFORE_VARIANTS" pre nf
+		else
+			note "br_netfilter not loaded: MTU with br_netfilter not tested"
+		fi
+	}
+	want gso && run_case gso "GSO: frames whose segments fit are bypassed, the others take the bridge" "$BEFORE_VARIANTS"
+	want ageing && run_case ageing "ageing 5 s: a silent MAC ages out and floods, an active one stays" "$BEFORE_VARIANTS"
+	want hub && {
+		run_case hub "hub mode (ageing 0) before attach: every frame floods" "$BEFORE_VARIANTS" pre
+		NOBASE=1 run_case hub "hub mode (ageing 0) after attach: every frame floods" "$AFTER_VARIANTS" post
+	}
+	want vxlan && run_case vxlan "a MAC moves to a VXLAN port: frames follow within 1 s, no follower" \
+		"$(echo " $BEFORE_VARIANTS" | sed 's,\([a-z]*/[a-z]*\),\1/nf,g')"
+	want flood && run_case flood "flood of random and host source MACs: host reachable, nothing to the attacker, flow intact" "$BEFORE_VARIANTS"
+}
+
+if want blocking; then
+	section "STP blocking (a loop)"
+	if check "blocking: topology up (STP on, a loop, one link blocking)" blocking_up; then
+		for v in bridge $BEFORE_VARIANTS; do
+			check "STP $v: blocking port: no frame in or out, the forwarding one works" case_blocking "$v"
+			v_detach "$v" >/dev/null 2>&1
+		done
+	fi
+	q_topo_down
+	NVM=4
+fi
+
+for KIND in ${KINDS//,/ }; do
+	section "$KIND stand-ins"
+	if check "$KIND: topology up (bridge with the host's address, 4 stand-ins)" q_topo_up "$KIND"; then
+		kind_cases
+	fi
+	q_topo_down
+done
+section done
+finish

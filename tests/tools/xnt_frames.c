@@ -1,0 +1,512 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * xnt_frames - send and count test frames on one device (packet sockets),
+ * for tests/integration/semantics.sh: what a VM sends, and what arrives in
+ * which namespace.
+ *
+ *   xnt_frames send DEV --dst MAC [--src MAC|random] [--count N]
+ *                   [--rate PPS] [--len BYTES] [--tag N] [--df]
+ *                   [--saddr IP] [--daddr IP]
+ *       IPv4/UDP frames of --len bytes (Ethernet header included, at least
+ *       60) with valid IP and UDP checksums; the payload starts with
+ *       "XNTF", the tag and a sequence number (0, 1, ...). --src random:
+ *       a fresh random locally administered unicast source per frame.
+ *       Prints "sent N". Without --rate, as fast as the device takes them.
+ *   xnt_frames garp DEV --src MAC --saddr IP
+ *       One gratuitous ARP request (broadcast) for IP from MAC.
+ *   xnt_frames count DEV [--tag N] [--dst MAC] [--src MAC] [--min-len L]
+ *                    [--seq-ge S] [--over L] [--timeout SECS] [--want N]
+ *                    [--fence F]
+ *       Counts frames that arrive on DEV (not the ones it sends) and match
+ *       every filter given. Prints "READY" once listening. Stops on
+ *       SIGTERM or SIGINT, after SECS, once N frames matched, or at the
+ *       first frame with tag F (a fence, sent after everything else; not
+ *       counted), and prints one line:
+ *         frames=N seq_ge=M first_seq=A last_seq=B max_len=L over=O
+ *         fence=0|1 tags=T:N,...
+ *       seq_ge: matching tagged frames with a sequence number >= S;
+ *       first/last: -1 when none; over: frames longer than --over L,
+ *       matching or not; tags: the matching frames of this tool by tag,
+ *       in the order they first arrived.
+ *
+ * Exit: 0 ok, 1 failure, 2 bad command line.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <net/if.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAGIC "XNTF"
+#define L2 14
+#define L3 20
+#define L4 8
+#define HDRS (L2 + L3 + L4)
+#define PAY_MIN 12 /* magic, tag, seq */
+#define FRAME_MAX 9216
+
+struct opts {
+	const char *cmd;
+	const char *dev;
+	uint8_t dst[6], src[6];
+	int have_dst, have_src, random_src;
+	long count, want;
+	double rate, timeout;
+	int len, df, have_tag, have_fence;
+	uint32_t tag, fence;
+	long seq_ge;
+	int min_len, over;
+	struct in_addr saddr, daddr;
+};
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void __attribute__((noreturn)) usage(void)
+{
+	fputs("usage: xnt_frames send DEV --dst MAC [--src MAC|random] "
+	      "[--count N] [--rate PPS] [--len BYTES] [--tag N] [--df] "
+	      "[--saddr IP] [--daddr IP]\n"
+	      "       xnt_frames garp DEV --src MAC --saddr IP\n"
+	      "       xnt_frames count DEV [--tag N] [--dst MAC] [--src MAC] "
+	      "[--min-len L] [--seq-ge S] [--timeout SECS] [--want N] "
+	      "[--over L] [--fence F]\n",
+	      stderr);
+	exit(2);
+}
+
+static void __attribute__((noreturn)) fail(const char *what)
+{
+	fprintf(stderr, "xnt_frames: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static int parse_mac(const char *s, uint8_t m[6])
+{
+	unsigned int b[6];
+	char tail;
+	int i;
+
+	if (sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3],
+		   &b[4], &b[5], &tail) != 6)
+		return -1;
+	for (i = 0; i < 6; i++)
+		m[i] = b[i];
+	return 0;
+}
+
+static long parse_num(const char *s, long min, long max)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 0);
+	if (errno || *end || v < min || v > max) {
+		fprintf(stderr, "xnt_frames: bad number '%s'\n", s);
+		exit(2);
+	}
+	return v;
+}
+
+static void parse(int argc, char **argv, struct opts *o)
+{
+	static const struct option lo[] = {
+		{ "dst", 1, 0, 'd' },	 { "src", 1, 0, 's' },
+		{ "count", 1, 0, 'c' },	 { "rate", 1, 0, 'r' },
+		{ "len", 1, 0, 'l' },	 { "tag", 1, 0, 't' },
+		{ "df", 0, 0, 'D' },	 { "saddr", 1, 0, 'S' },
+		{ "daddr", 1, 0, 'A' },	 { "min-len", 1, 0, 'm' },
+		{ "seq-ge", 1, 0, 'g' }, { "timeout", 1, 0, 'T' },
+		{ "want", 1, 0, 'w' },	 { "fence", 1, 0, 'F' },
+		{ "over", 1, 0, 'o' },	 { 0, 0, 0, 0 },
+	};
+	int c;
+
+	if (argc < 3)
+		usage();
+	memset(o, 0, sizeof(*o));
+	o->cmd = argv[1];
+	o->dev = argv[2];
+	o->count = 1;
+	o->len = 100;
+	o->seq_ge = -1;
+	inet_pton(AF_INET, "10.255.0.1", &o->saddr);
+	inet_pton(AF_INET, "10.255.0.2", &o->daddr);
+	optind = 3;
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			if (parse_mac(optarg, o->dst))
+				usage();
+			o->have_dst = 1;
+			break;
+		case 's':
+			if (!strcmp(optarg, "random"))
+				o->random_src = 1;
+			else if (parse_mac(optarg, o->src))
+				usage();
+			o->have_src = 1;
+			break;
+		case 'c':
+			o->count = parse_num(optarg, 0, 1L << 40);
+			break;
+		case 'r':
+			o->rate = parse_num(optarg, 1, 10000000);
+			break;
+		case 'l':
+			o->len = parse_num(optarg, 60, FRAME_MAX);
+			break;
+		case 't':
+			o->tag = parse_num(optarg, 0, UINT32_MAX);
+			o->have_tag = 1;
+			break;
+		case 'D':
+			o->df = 1;
+			break;
+		case 'S':
+		case 'A':
+			if (inet_pton(AF_INET, optarg,
+				      c == 'S' ? &o->saddr : &o->daddr) != 1)
+				usage();
+			break;
+		case 'm':
+			o->min_len = parse_num(optarg, 0, 1 << 20);
+			break;
+		case 'g':
+			o->seq_ge = parse_num(optarg, 0, UINT32_MAX);
+			break;
+		case 'T':
+			o->timeout = parse_num(optarg, 0, 100000);
+			break;
+		case 'w':
+			o->want = parse_num(optarg, 1, 1L << 40);
+			break;
+		case 'o':
+			o->over = parse_num(optarg, 1, 1 << 20);
+			break;
+		case 'F':
+			o->fence = parse_num(optarg, 0, UINT32_MAX);
+			o->have_fence = 1;
+			break;
+		default:
+			usage();
+		}
+	}
+	if (optind != argc)
+		usage();
+}
+
+static int packet_socket(const char *dev, int proto, struct sockaddr_ll *sa)
+{
+	int fd = socket(AF_PACKET, SOCK_RAW, htons(proto));
+
+	if (fd < 0)
+		fail("socket");
+	memset(sa, 0, sizeof(*sa));
+	sa->sll_family = AF_PACKET;
+	sa->sll_protocol = htons(proto);
+	sa->sll_ifindex = if_nametoindex(dev);
+	if (!sa->sll_ifindex)
+		fail(dev);
+	if (bind(fd, (struct sockaddr *)sa, sizeof(*sa)))
+		fail("bind");
+	return fd;
+}
+
+static uint32_t csum_add(uint32_t sum, const uint8_t *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < n; i += 2)
+		sum += (p[i] << 8) | p[i + 1];
+	if (n & 1)
+		sum += p[n - 1] << 8;
+	return sum;
+}
+
+static uint16_t csum_fold(uint32_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return ~sum & 0xffff;
+}
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = v >> 8;
+	p[1] = v & 0xff;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	put16(p, v >> 16);
+	put16(p + 2, v & 0xffff);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3];
+}
+
+static uint64_t rnd_state;
+
+static uint64_t rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state;
+}
+
+/* The frame for sequence number seq, in f (o->len bytes). */
+static void build_udp(const struct opts *o, uint8_t *f, uint32_t seq)
+{
+	uint8_t *ip = f + L2, *udp = ip + L3, *pay = udp + L4;
+	int ulen = o->len - L2 - L3;
+	uint32_t sum;
+
+	memcpy(f, o->dst, 6);
+	if (o->random_src) {
+		uint64_t r = rnd();
+
+		memcpy(f + 6, &r, 6);
+		f[6] = (f[6] & 0xfc) | 0x02; /* unicast, locally administered */
+	} else {
+		memcpy(f + 6, o->src, 6);
+	}
+	put16(f + 12, ETH_P_IP);
+	memset(ip, 0, L3 + L4);
+	ip[0] = 0x45;
+	put16(ip + 2, o->len - L2);
+	put16(ip + 4, seq & 0xffff);
+	put16(ip + 6, o->df ? 0x4000 : 0);
+	ip[8] = 64;
+	ip[9] = 17; /* UDP */
+	memcpy(ip + 12, &o->saddr, 4);
+	memcpy(ip + 16, &o->daddr, 4);
+	put16(ip + 10, csum_fold(csum_add(0, ip, L3)));
+	put16(udp, 40000);
+	put16(udp + 2, 40001);
+	put16(udp + 4, ulen);
+	memcpy(pay, MAGIC, 4);
+	put32(pay + 4, o->tag);
+	put32(pay + 8, seq);
+	/* The pseudo-header, then the datagram (its checksum field 0). */
+	sum = csum_add(0, ip + 12, 8) + 17 + ulen;
+	sum = csum_add(sum, udp, ulen);
+	put16(udp + 6, csum_fold(sum) ? csum_fold(sum) : 0xffff);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Send one frame; wait out a full queue (ENOBUFS) for up to 2 s. */
+static int send_frame(int fd, const struct sockaddr_ll *sa, const uint8_t *f,
+		      int len)
+{
+	double give_up = 0;
+
+	while (send(fd, f, len, 0) != len) {
+		if (errno != ENOBUFS && errno != EAGAIN && errno != EINTR)
+			return -1;
+		if (!give_up)
+			give_up = now_s() + 2;
+		else if (now_s() > give_up)
+			return -1;
+		usleep(100);
+	}
+	(void)sa;
+	return 0;
+}
+
+static int cmd_send(const struct opts *o)
+{
+	static uint8_t f[FRAME_MAX];
+	struct sockaddr_ll sa;
+	double t0, next;
+	long i;
+	int fd;
+
+	if (!o->have_dst || (!o->have_src && !o->random_src) ||
+	    o->len < HDRS + PAY_MIN)
+		usage();
+	fd = packet_socket(o->dev, 0, &sa);
+	rnd_state = (uint64_t)now_s() * 1000003 ^ (uint64_t)getpid() << 20 ^
+		    0x9e3779b97f4a7c15ULL;
+	t0 = now_s();
+	for (i = 0; i < o->count && !stop; i++) {
+		build_udp(o, f, (uint32_t)i);
+		if (o->rate) {
+			next = t0 + i / o->rate;
+			while (now_s() < next)
+				usleep(50);
+		}
+		if (send_frame(fd, &sa, f, o->len))
+			fail("send");
+	}
+	printf("sent %ld\n", i);
+	close(fd);
+	return 0;
+}
+
+static int cmd_garp(const struct opts *o)
+{
+	uint8_t f[60] = {};
+	struct sockaddr_ll sa;
+	int fd;
+
+	if (!o->have_src || o->random_src)
+		usage();
+	fd = packet_socket(o->dev, 0, &sa);
+	memset(f, 0xff, 6);
+	memcpy(f + 6, o->src, 6);
+	put16(f + 12, ETH_P_ARP);
+	put16(f + 14, 1);	 /* Ethernet */
+	put16(f + 16, ETH_P_IP); /* IPv4 */
+	f[18] = 6;
+	f[19] = 4;
+	put16(f + 20, 1); /* request */
+	memcpy(f + 22, o->src, 6);
+	memcpy(f + 28, &o->saddr, 4);
+	memcpy(f + 38, &o->saddr, 4); /* target: the same address */
+	if (send_frame(fd, &sa, f, sizeof(f)))
+		fail("send");
+	printf("sent 1\n");
+	close(fd);
+	return 0;
+}
+
+/* Is f one of our frames? Then its tag and sequence number. */
+static int ours(const uint8_t *f, ssize_t n, uint32_t *tag, uint32_t *seq)
+{
+	const uint8_t *pay = f + HDRS;
+
+	if (n < HDRS + PAY_MIN || f[12] != 0x08 || f[13] != 0x00 ||
+	    f[L2 + 9] != 17 || (f[L2] & 0x0f) != 5 || memcmp(pay, MAGIC, 4))
+		return 0;
+	*tag = get32(pay + 4);
+	*seq = get32(pay + 8);
+	return 1;
+}
+
+static int cmd_count(const struct opts *o)
+{
+	static uint8_t f[65536 + 128];
+	long frames = 0, ge = 0, first = -1, last = -1, max_len = 0;
+	uint32_t tags[64], tag_n[64];
+	int fenced = 0, ntags = 0, i;
+	long over = 0;
+	int fd, sz = 8 << 20;
+	struct sockaddr_ll sa;
+	double end = o->timeout ? now_s() + o->timeout : 0;
+
+	fd = packet_socket(o->dev, ETH_P_ALL, &sa);
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz));
+	printf("READY\n");
+	fflush(stdout);
+	while (!stop && !fenced && (!end || now_s() < end) &&
+	       (!o->want || frames < o->want)) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		struct sockaddr_ll from;
+		socklen_t fl = sizeof(from);
+		uint32_t tag = 0, seq = 0;
+		int mine;
+		ssize_t n;
+
+		if (poll(&p, 1, 50) <= 0)
+			continue;
+		n = recvfrom(fd, f, sizeof(f), MSG_TRUNC | MSG_DONTWAIT,
+			     (struct sockaddr *)&from, &fl);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				continue;
+			fail("recvfrom");
+		}
+		if (from.sll_ifindex != sa.sll_ifindex ||
+		    from.sll_pkttype == PACKET_OUTGOING || n < L2)
+			continue;
+		mine = ours(f, n, &tag, &seq);
+		if (mine && o->have_fence && tag == o->fence) {
+			fenced = 1;
+			continue;
+		}
+		if (o->over && n > o->over)
+			over++;
+		if (o->have_dst && memcmp(f, o->dst, 6))
+			continue;
+		if (o->have_src && memcmp(f + 6, o->src, 6))
+			continue;
+		if (n < o->min_len)
+			continue;
+		if (o->have_tag && (!mine || tag != o->tag))
+			continue;
+		frames++;
+		if (mine) {
+			for (i = 0; i < ntags && tags[i] != tag; i++)
+				;
+			if (i == ntags && ntags < 64) {
+				tags[ntags] = tag;
+				tag_n[ntags++] = 0;
+			}
+			if (i < ntags)
+				tag_n[i]++;
+		}
+		if (n > max_len)
+			max_len = n;
+		if (o->have_tag) {
+			if (first < 0)
+				first = seq;
+			last = seq;
+			if (o->seq_ge >= 0 && seq >= o->seq_ge)
+				ge++;
+		}
+	}
+	printf("frames=%ld seq_ge=%ld first_seq=%ld last_seq=%ld max_len=%ld "
+	       "over=%ld fence=%d tags=",
+	       frames, ge, first, last, max_len, over, fenced);
+	for (i = 0; i < ntags; i++)
+		printf("%s%u:%u", i ? "," : "", tags[i], tag_n[i]);
+	printf("\n");
+	close(fd);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct opts o;
+
+	parse(argc, argv, &o);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!strcmp(o.cmd, "send"))
+		return cmd_send(&o);
+	if (!strcmp(o.cmd, "garp"))
+		return cmd_garp(&o);
+	if (!strcmp(o.cmd, "count"))
+		return cmd_count(&o);
+	usage();
+}
