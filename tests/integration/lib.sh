@@ -14,6 +14,7 @@ if [ -x /usr/bin/python3 ]; then PY=${PY:-/usr/bin/python3}; else PY=${PY:-pytho
 
 SW=xnt-sw # the switch's namespace
 BR=xntbr0
+XNP=xnt   # stand-ins' prefix (crash.sh, upgrade.sh set their own)
 PIN_ROOT=/sys/fs/bpf/xdpnet
 PIN=$PIN_ROOT/$BR
 
@@ -161,13 +162,23 @@ ensure_bpffs() {
 # whose pins vanish (with the links and programs) when it exits. Here the
 # host's bpffs instance is carried over onto a fresh sysfs that describes
 # the switch's namespace.
+XN_SH='mount --bind /sys/fs/bpf "$0" && mount -t sysfs sysfs /sys &&
+	mount --move "$0" /sys/fs/bpf && exec "$@"'
 xn() {
 	mkdir -p "$WORK/bpffs"
 	timeout -k 5 60 nsenter --net="/run/netns/$SW" \
 		unshare --mount --propagation private \
-		sh -c 'mount --bind /sys/fs/bpf "$0" && mount -t sysfs sysfs /sys &&
-			mount --move "$0" /sys/fs/bpf && exec "$@"' \
-		"$WORK/bpffs" "$XDPNET" "$@"
+		sh -c "$XN_SH" "$WORK/bpffs" "$XDPNET" "$@"
+}
+
+# xn_bg ARGS...: xn in the background, without its time limit; BG is the
+# pid of xdpnet itself (nsenter, unshare and sh exec into it), to signal
+# or kill -9.
+xn_bg() {
+	mkdir -p "$WORK/bpffs"
+	nsenter --net="/run/netns/$SW" unshare --mount --propagation private \
+		sh -c "$XN_SH" "$WORK/bpffs" "$XDPNET" "$@" &
+	BG=$!
 }
 
 # Remove everything: started processes, namespaces, our pins.
@@ -282,7 +293,7 @@ guest_conf() {
 }
 
 veth_guest_add() { # I
-	local i=$1 ns=xnt-v$1 port=xntv$1
+	local i=$1 ns=$XNP-v$1 port=${XNP}v$1
 	ns_add "$ns" || return 1
 	ip -n "$SW" link add "$port" type veth peer name eth0 netns "$ns" || return 1
 	ip -n "$SW" link set "$port" master "$BR" up || return 1
@@ -291,7 +302,7 @@ veth_guest_add() { # I
 
 # relay_start I [RELAY FLAGS...]: stand-in I as a tap behind vnet_relay.
 relay_start() {
-	local i=$1 ns=xnt-t$1 port=xntt$1 pid
+	local i=$1 ns=$XNP-t$1 port=${XNP}t$1 pid
 	shift
 	[ -e "/run/netns/$ns" ] || ns_add "$ns" || return 1
 	: >"$WORK/relay$i.out"
@@ -425,6 +436,39 @@ rx_packets() { # NS [DEV]
 }
 
 # ---------------------------------------------------------------- CLI state
+
+# err_exit WANT ARGS...: the CLI exits WANT (a code, or codes: "1|7")
+# with one line on stderr.
+err_exit() {
+	local want=$1 rc lines
+	shift
+	echo "+ xdpnet $*"
+	xn "$@" >"$WORK/err.out" 2>"$WORK/err.err"
+	rc=$?
+	echo "exit $rc"
+	echo "stdout:"; cat "$WORK/err.out"
+	echo "stderr:"; cat "$WORK/err.err"
+	lines=$(wc -l <"$WORK/err.err")
+	echo "exit code: got '$rc', want '$want'"
+	case "|$want|" in *"|$rc|"*) ;; *) return 1 ;; esac
+	expect_eq "lines on stderr" "$lines" 1 || return 1
+	[ -s "$WORK/err.err" ]
+}
+
+# Everything in the switch namespace an attach could have touched.
+sw_state() {
+	local d
+	ip -n "$SW" -d link show | sed -E 's/[a-z_]+_timer +[0-9.]+//g'
+	for d in $(ip -n "$SW" -o link show | awk -F': ' '{print $2}' | cut -d@ -f1); do
+		echo "tc $d:"
+		nsx "$SW" tc filter show dev "$d" ingress
+		nsx "$SW" tc qdisc show dev "$d"
+	done
+	nsx "$SW" bpftool net show
+	echo "pins:"
+	ls -R "$PIN_ROOT" 2>/dev/null | grep -E "^$PIN_ROOT/$XNP" || true
+}
+
 
 ATTACHED_MODE= # mode we attached with, empty when detached
 

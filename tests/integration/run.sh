@@ -96,36 +96,6 @@ remove_stale
 
 # ---------------------------------------------------------------- errors
 
-# err_case DESC WANT_RC ARGS...: the CLI exits WANT_RC with one line on stderr.
-err_exit() {
-	local want=$1 rc lines
-	shift
-	echo "+ xdpnet $*"
-	xn "$@" >"$WORK/err.out" 2>"$WORK/err.err"
-	rc=$?
-	echo "exit $rc"
-	echo "stdout:"; cat "$WORK/err.out"
-	echo "stderr:"; cat "$WORK/err.err"
-	lines=$(wc -l <"$WORK/err.err")
-	expect_eq "exit code" "$rc" "$want" || return 1
-	expect_eq "lines on stderr" "$lines" 1 || return 1
-	[ -s "$WORK/err.err" ]
-}
-
-# Everything in the switch namespace an attach could have touched.
-sw_state() {
-	local d
-	ip -n "$SW" -d link show | sed -E 's/[a-z_]+_timer +[0-9.]+//g'
-	for d in $(ip -n "$SW" -o link show | awk -F': ' '{print $2}' | cut -d@ -f1); do
-		echo "tc $d:"
-		nsx "$SW" tc filter show dev "$d" ingress
-		nsx "$SW" tc qdisc show dev "$d"
-	done
-	nsx "$SW" bpftool net show
-	echo "pins:"
-	ls -R "$PIN_ROOT" 2>/dev/null | grep -E '^/sys/fs/bpf/xdpnet/xnt' || true
-}
-
 detach_unattached() {
 	local rc
 	sw_state >"$WORK/state0"
