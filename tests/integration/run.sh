@@ -14,7 +14,8 @@
 #
 # Output: "ok N - ..." / "not ok N - ..." per check, then "P passed, F failed".
 # Options:
-#   --only LIST   sections, comma separated: errors,veth,tap (default: all)
+#   --only LIST   sections, comma separated: errors,veth,tap,stats,crash,upgrade
+#                 (default: all)
 #   --modes LIST  attach modes (default: "tc,xdp")
 #   --quick       smaller transfers, fewer matrix cells
 #   --no-cli      only what needs no CLI (topologies, bridge traffic, witness)
@@ -583,8 +584,20 @@ section_topology() { # veth|tap
 want errors && [ "$NO_CLI" = 0 ] && section_errors
 want veth && section_topology veth
 want tap && section_topology tap
-# stats/exporter/latency probe: tests/integration/stats.sh (own xns-* namespaces), its counts folded in.
-{ want stats || [ "$ONLY" = errors,veth,tap ]; } && [ "$NO_CLI" = 0 ] && { section stats; "$HERE/stats.sh" 2>&1 | tee "$WORK/stats.out" | sed 's/^/# stats.sh: /'; [[ $(tail -n 1 "$WORK/stats.out") =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]] && r=("${BASH_REMATCH[@]}") || r=(x 0 1); T_PASS=$((T_PASS + r[1])); T_FAIL=$((T_FAIL + r[2])); [ "${r[2]}" = 0 ] || FAILED+=("stats.sh: ${r[2]} failed (see above)"); }
+# Files of their own (own namespaces), their counts folded in: stats/exporter/
+# latency probe, bad input, crash safety, upgrades. "--only errors" runs
+# errors.sh too; stats, crash, upgrade run by default or by name.
+sub_suite() { # NAME: tests/integration/NAME.sh
+	local r
+	section "$1.sh"
+	"$HERE/$1.sh" 2>&1 | tee "$WORK/$1.out" | sed "s/^/# $1.sh: /"
+	[[ $(tail -n 1 "$WORK/$1.out") =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]] && r=("${BASH_REMATCH[@]}") || r=(x 0 1)
+	T_PASS=$((T_PASS + r[1])); T_FAIL=$((T_FAIL + r[2]))
+	[ "${r[2]}" = 0 ] || FAILED+=("$1.sh: ${r[2]} failed (see above)")
+}
+for s in stats errors crash upgrade; do
+	{ want $s || [ "$ONLY" = errors,veth,tap ]; } && [ "$NO_CLI" = 0 ] && sub_suite $s
+done
 
 section done
 finish
