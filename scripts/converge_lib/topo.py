@@ -211,3 +211,8 @@ class Topo:
             sh(["ip", "netns", "del", ns], check=False)
         if os.path.exists(os.path.join(PIN_ROOT, BR)):
             sh(["rm", "-rf", os.path.join(PIN_ROOT, BR)], check=False)
+        for ext in ("lock", "follow", "pid", "log"):  # xdpnet's run files
+            try:
+                os.unlink("/run/xdpnet/%s.%s" % (BR, ext))
+            except OSError:
+                pass

@@ -79,7 +79,7 @@ k_up() {
 
 # ---------------------------------------------------------------- traffic
 
-# driver NAME SRC DST ADDR: TCP transfers back to back until $WORK/stop;
+# driver NAME SRC DST ADDR PORT: TCP transfers back to back until $WORK/stop;
 # one line per connection in $WORK/traffic.NAME ("ok" or "FAIL ...").
 driver() {
 	local name=$1 src=$2 dst=$3 addr=$4 port=$5 spid cpid rc src_rc n=0

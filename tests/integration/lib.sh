@@ -209,6 +209,12 @@ cleanup() {
 		echo "# cleanup: $PIN was left behind; removing it"
 		rm -rf "$PIN"
 	fi
+	# xdpnet's run files for our bridge (the follower's log goes with the
+	# test's logs).
+	if [ "$HAVE_LOCK" = 1 ]; then
+		cp "/run/xdpnet/$BR.log" "$LOGDIR/follower-$BR.log" 2>/dev/null
+		rm -f "/run/xdpnet/$BR".{lock,follow,pid,log}
+	fi
 	rmdir "$WORK/bpffs" 2>/dev/null
 	[ "$HAVE_LOCK" = 1 ] && [ "$(cat "$LOCK" 2>/dev/null)" = $$ ] && rm -f "$LOCK"
 	if [ "${KEEP_LOGS:-0}" = 1 ] || [ "$T_FAIL" -gt 0 ]; then
