@@ -7,6 +7,13 @@
 #ifndef XDPNET_MAPS_H
 #define XDPNET_MAPS_H
 
+/* tests/integration/upgrade.sh: a build whose fdb map has another layout
+ * (BPF_EXTRA=-DXDPNET_TEST_MAX_FDB=N). */
+#ifdef XDPNET_TEST_MAX_FDB
+#undef XDPNET_MAX_FDB
+#define XDPNET_MAX_FDB XDPNET_TEST_MAX_FDB
+#endif
+
 /* Bridge settings, read on every frame and written in place by user space.
  * A section of its own makes it a map of exactly this struct. */
 struct xdpnet_cfg xdpnet_cfg SEC(".data.cfg") = {};

@@ -14,6 +14,7 @@ if [ -x /usr/bin/python3 ]; then PY=${PY:-/usr/bin/python3}; else PY=${PY:-pytho
 
 SW=xnt-sw # the switch's namespace
 BR=xntbr0
+XNP=xnt   # stand-ins' prefix (crash.sh, upgrade.sh set their own)
 PIN_ROOT=/sys/fs/bpf/xdpnet
 PIN=$PIN_ROOT/$BR
 
@@ -161,12 +162,26 @@ ns_del() {
 
 nsx() { local n=$1; shift; ip netns exec "$n" "$@"; }
 
+# ensure_bpffs: /sys/fs/bpf mounted, for suites that read pins with bpftool
+# before their first attach (the CLI mounts it itself where it is missing).
+ensure_bpffs() {
+	[ "$(stat -f -c %T /sys/fs/bpf 2>/dev/null)" = bpf_fs ] ||
+		mount -t bpf bpf /sys/fs/bpf
+}
+
 # xn ARGS...: the CLI, run in the switch's namespace, as the README says:
 # nsenter --net keeps this mount namespace and its /sys/fs/bpf ('ip netns
 # exec' would give the CLI a private one). Where /sys/fs/bpf is not
 # mounted, the CLI mounts it (tests/integration/bpffs.sh checks that).
 xn() {
 	timeout -k 5 60 nsenter --net="/run/netns/$SW" "$XDPNET" "$@"
+}
+
+# xn_bg ARGS...: xn in the background, without its time limit; BG is the
+# pid of xdpnet itself (nsenter execs into it), to signal or kill -9.
+xn_bg() {
+	nsenter --net="/run/netns/$SW" "$XDPNET" "$@" &
+	BG=$!
 }
 
 # Remove everything: started processes, namespaces, our pins.
@@ -197,6 +212,12 @@ cleanup() {
 	if [ "$HAVE_LOCK" = 1 ] && [ -e "$PIN" ]; then
 		echo "# cleanup: $PIN was left behind; removing it"
 		rm -rf "$PIN"
+	fi
+	# xdpnet's run files for our bridge (the follower's log goes with the
+	# test's logs).
+	if [ "$HAVE_LOCK" = 1 ]; then
+		cp "/run/xdpnet/$BR.log" "$LOGDIR/follower-$BR.log" 2>/dev/null
+		rm -f "/run/xdpnet/$BR".{lock,follow,pid,log}
 	fi
 	[ "$HAVE_LOCK" = 1 ] && [ "$(cat "$LOCK" 2>/dev/null)" = $$ ] && rm -f "$LOCK"
 	if [ "${KEEP_LOGS:-0}" = 1 ] || [ "$T_FAIL" -gt 0 ]; then
@@ -290,7 +311,7 @@ guest_conf() {
 }
 
 veth_guest_add() { # I
-	local i=$1 ns=xnt-v$1 port=xntv$1
+	local i=$1 ns=$XNP-v$1 port=${XNP}v$1
 	ns_add "$ns" || return 1
 	ip -n "$SW" link add "$port" type veth peer name eth0 netns "$ns" || return 1
 	ip -n "$SW" link set "$port" master "$BR" up || return 1
@@ -299,7 +320,7 @@ veth_guest_add() { # I
 
 # relay_start I [RELAY FLAGS...]: stand-in I as a tap behind vnet_relay.
 relay_start() {
-	local i=$1 ns=xnt-t$1 port=xntt$1 pid
+	local i=$1 ns=$XNP-t$1 port=${XNP}t$1 pid
 	shift
 	[ -e "/run/netns/$ns" ] || ns_add "$ns" || return 1
 	: >"$WORK/relay$i.out"
@@ -433,6 +454,39 @@ rx_packets() { # NS [DEV]
 }
 
 # ---------------------------------------------------------------- CLI state
+
+# err_exit WANT ARGS...: the CLI exits WANT (a code, or codes: "1|7")
+# with one line on stderr.
+err_exit() {
+	local want=$1 rc lines
+	shift
+	echo "+ xdpnet $*"
+	xn "$@" >"$WORK/err.out" 2>"$WORK/err.err"
+	rc=$?
+	echo "exit $rc"
+	echo "stdout:"; cat "$WORK/err.out"
+	echo "stderr:"; cat "$WORK/err.err"
+	lines=$(wc -l <"$WORK/err.err")
+	echo "exit code: got '$rc', want '$want'"
+	case "|$want|" in *"|$rc|"*) ;; *) return 1 ;; esac
+	expect_eq "lines on stderr" "$lines" 1 || return 1
+	[ -s "$WORK/err.err" ]
+}
+
+# Everything in the switch namespace an attach could have touched.
+sw_state() {
+	local d
+	ip -n "$SW" -d link show | sed -E 's/[a-z_]+_timer +[0-9.]+//g'
+	for d in $(ip -n "$SW" -o link show | awk -F': ' '{print $2}' | cut -d@ -f1); do
+		echo "tc $d:"
+		nsx "$SW" tc filter show dev "$d" ingress
+		nsx "$SW" tc qdisc show dev "$d"
+	done
+	nsx "$SW" bpftool net show
+	echo "pins:"
+	ls -R "$PIN_ROOT" 2>/dev/null | grep -E "^$PIN_ROOT/$XNP" || true
+}
+
 
 ATTACHED_MODE= # mode we attached with, empty when detached
 

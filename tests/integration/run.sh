@@ -15,7 +15,8 @@
 # Output: "ok N - ..." / "not ok N - ..." per check, then "P passed, F failed".
 # Options:
 #   --only LIST   sections, comma separated: errors,veth,tap,clsact,rollback,
-#                 stats,bpffs,semantics (default: all)
+#                 stats,bpffs,semantics,crash,upgrade (default: all; "errors"
+#                 runs errors.sh too)
 #   --modes LIST  attach modes (default: "tc,xdp")
 #   --quick       smaller transfers, fewer matrix cells
 #   --no-cli      only what needs no CLI (topologies, bridge traffic, witness)
@@ -30,7 +31,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-ONLY=errors,veth,tap,clsact,rollback,stats,bpffs,semantics
+ONLY=errors,veth,tap,clsact,rollback,stats,bpffs,semantics,crash,upgrade
 MODES=tc,xdp
 QUICK=0
 NO_CLI=0
@@ -47,7 +48,7 @@ while [ $# -gt 0 ]; do
 	--also) ALSO=$2; shift ;;
 	--keep) KEEP_LOGS=1 ;;
 	-v) VERBOSE=1 ;;
-	*) echo "usage: $0 [--only errors,veth,tap,clsact,rollback,stats,bpffs,semantics] [--modes tc,xdp] [--quick] [--core] [--also FILE] [--no-cli] [--keep] [-v]" >&2; exit 2 ;;
+	*) echo "usage: $0 [--only errors,veth,tap,clsact,rollback,stats,bpffs,semantics,crash,upgrade] [--modes tc,xdp] [--quick] [--core] [--also FILE] [--no-cli] [--keep] [-v]" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -106,36 +107,6 @@ fi
 remove_stale
 
 # ---------------------------------------------------------------- errors
-
-# err_case DESC WANT_RC ARGS...: the CLI exits WANT_RC with one line on stderr.
-err_exit() {
-	local want=$1 rc lines
-	shift
-	echo "+ xdpnet $*"
-	xn "$@" >"$WORK/err.out" 2>"$WORK/err.err"
-	rc=$?
-	echo "exit $rc"
-	echo "stdout:"; cat "$WORK/err.out"
-	echo "stderr:"; cat "$WORK/err.err"
-	lines=$(wc -l <"$WORK/err.err")
-	expect_eq "exit code" "$rc" "$want" || return 1
-	expect_eq "lines on stderr" "$lines" 1 || return 1
-	[ -s "$WORK/err.err" ]
-}
-
-# Everything in the switch namespace an attach could have touched.
-sw_state() {
-	local d
-	ip -n "$SW" -d link show | sed -E 's/[a-z_]+_timer +[0-9.]+//g'
-	for d in $(ip -n "$SW" -o link show | awk -F': ' '{print $2}' | cut -d@ -f1); do
-		echo "tc $d:"
-		nsx "$SW" tc filter show dev "$d" ingress
-		nsx "$SW" tc qdisc show dev "$d"
-	done
-	nsx "$SW" bpftool net show
-	echo "pins:"
-	ls -R "$PIN_ROOT" 2>/dev/null | grep -E '^/sys/fs/bpf/xdpnet/xnt' || true
-}
 
 detach_unattached() {
 	local rc
@@ -644,13 +615,20 @@ want tap && section_topology tap
 . "$HERE/fallback.sh" # section_clsact, section_rollback
 want clsact && [ "$NO_CLI" = 0 ] && section_clsact
 want rollback && [ "$NO_CLI" = 0 ] && section_rollback
-# sub_suite NAME: tests/integration/NAME.sh (own namespaces), its counts folded in.
-sub_suite() { section "$1"; "$HERE/$1.sh" 2>&1 | tee "$WORK/$1.out" | sed "s/^/# $1.sh: /"; [[ $(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$WORK/$1.out" | tail -n 1) =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]] && r=("${BASH_REMATCH[@]}") || r=(x 0 1); T_PASS=$((T_PASS + r[1])); T_FAIL=$((T_FAIL + r[2])); [ "${r[2]}" = 0 ] || FAILED+=("$1.sh: ${r[2]} failed (see above)"); }
-# stats/exporter/latency probe: stats.sh; bpffs mounted by xdpnet on a bare host, refused under ip netns exec: bpffs.sh.
-want stats && [ "$NO_CLI" = 0 ] && sub_suite stats
-want bpffs && [ "$NO_CLI" = 0 ] && sub_suite bpffs
-# adversarial tests of the bridge's rules (own xnq-* namespaces).
-want semantics && [ "$NO_CLI" = 0 ] && sub_suite semantics
+# Files of their own (own namespaces), their counts folded in: stats/exporter/
+# latency probe, bpffs on a bare host, the bridge's rules tried by a VM, bad
+# input, crash safety, upgrades.
+sub_suite() { # NAME: tests/integration/NAME.sh
+	local r
+	section "$1.sh"
+	"$HERE/$1.sh" 2>&1 | tee "$WORK/$1.out" | sed "s/^/# $1.sh: /"
+	[[ $(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$WORK/$1.out" | tail -n 1) =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]] && r=("${BASH_REMATCH[@]}") || r=(x 0 1)
+	T_PASS=$((T_PASS + r[1])); T_FAIL=$((T_FAIL + r[2]))
+	[ "${r[2]}" = 0 ] || FAILED+=("$1.sh: ${r[2]} failed (see above)")
+}
+for s in stats bpffs semantics errors crash upgrade; do
+	want $s && [ "$NO_CLI" = 0 ] && sub_suite $s
+done
 
 if [ -n "$ALSO" ]; then . "$ALSO"; fi
 

@@ -1,0 +1,252 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Bad input to every command (issue 9), root. Each must refuse with one
+# line on stderr and an exit code from the README, and leave the network
+# as it was (ip -d link, tc filters and qdiscs, bpftool net, our pins and
+# the tcx links on our devices, in every namespace of this test):
+#   - a missing bridge argument, no such device, a device that is not a
+#     bridge;
+#   - a foreign pin directory: the state of a bridge of the same name in
+#     another network namespace (which must stay intact), a directory
+#     whose meta is of another layout, a directory of pins xdpnet did not
+#     make;
+#   - a follower already running (follow, attach --follow).
+#
+# Namespaces xne-sw (bridge xnebr0, a veth stand-in xne-v1 on port xnev1,
+# a veth xnebad that is no bridge) and xne-sw2 (another bridge xnebr0, the
+# "other namespace", stand-in xne-w1 on xnew1). Output: "ok N - ...", then
+# "P passed, F failed". Options: --keep, -v.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+SW=xne-sw
+SW2=xne-sw2
+BR=xnebr0
+XNP=xne
+PIN=$PIN_ROOT/$BR
+while [ $# -gt 0 ]; do
+	case $1 in
+	--keep) KEEP_LOGS=1 ;;
+	-v) VERBOSE=1 ;;
+	*) echo "usage: $0 [--keep] [-v]" >&2; exit 2 ;;
+	esac
+	shift
+done
+
+LOCK=/run/lock/xne-errors.pid
+HAVE_LOCK=0
+e_lock() {
+	local pid
+	pid=$(cat "$LOCK" 2>/dev/null)
+	if [ -n "$pid" ] && [ "$pid" != $$ ] && kill -0 "$pid" 2>/dev/null; then
+		echo "another errors.sh (pid $pid) holds $LOCK"; return 1
+	fi
+	echo $$ >"$LOCK" && HAVE_LOCK=1
+}
+
+e_cleanup() {
+	# ns2's state: detached from ns2 (cleanup() only knows $SW).
+	if [ -e "/run/netns/$SW2" ] && [ -e "$PIN" ]; then SW=$SW2 xn detach "$BR" >/dev/null 2>&1; fi
+	cleanup
+}
+finish() { e_cleanup; summary; [ "$T_FAIL" = 0 ]; exit; }
+trap e_cleanup EXIT
+trap 'exec 1>&3 2>&4; T_FAIL=$((T_FAIL + 1)); e_cleanup; summary; exit 130' INT TERM
+exec 3>&1 4>&2
+
+e_up() {
+	local n
+	for n in $(ip netns list | awk '{print $1}' | grep '^xne-'); do ip netns del "$n"; done
+	rm -rf "$PIN"
+	switch_up || return 1
+	TOPO=veth
+	veth_guest_add 1 || return 1
+	ip -n "$SW" link add xnebad type veth peer name xnebad1 || return 1
+	ip -n "$SW" link set xnebad up && ip -n "$SW" link set xnebad1 up
+	# The other namespace: a bridge of the same name, with a port.
+	ns_add "$SW2" || return 1
+	ns_add xne-w1 || return 1
+	ip -n "$SW2" link add "$BR" type bridge stp_state 0 && ip -n "$SW2" link set "$BR" up || return 1
+	ip -n "$SW2" link add xnew1 type veth peer name eth0 netns xne-w1 || return 1
+	ip -n "$SW2" link set xnew1 master "$BR" up && ip -n xne-w1 link set eth0 up || return 1
+	# Wait until the links settle (a bridge goes from UNKNOWN to UP).
+	local i n
+	for i in $(seq 100); do
+		n=0
+		for ns in "$SW" "$SW2"; do
+			[ "$(ip -n "$ns" -j link show "$BR" | jq -r '.[0].operstate')" = UP ] && n=$((n + 1))
+		done
+		[ $n = 2 ] && return 0
+		sleep 0.1
+	done
+	echo "bridges not UP"; return 1
+}
+
+# Everything both namespaces hold that a command could change, and the
+# tcx links on their devices (tc and bpftool net do not show those).
+state() {
+	echo "== $SW"; sw_state
+	echo "== $SW2"; SW=$SW2 sw_state
+	echo "== links of xdpnet's port programs (any namespace)"
+	bpftool link show -j 2>/dev/null | jq -c --argjson p "$(bpftool prog show -j | jq -c '[.[] | select(.name == "xdpnet_tc" or .name == "xdpnet_xdp") | .id]')" \
+		'[.[] | select(.prog_id as $i | $p | index($i)) | {id, type, prog_id}] | sort_by(.id)'
+	echo "== $PIN"
+	ls -la "$PIN" 2>/dev/null | awk '{print $1, $NF}'
+}
+
+same_state() { # REF
+	state >"$WORK/state.now"
+	diff -u "$1" "$WORK/state.now" || { echo "FAIL: the network changed"; return 1; }
+}
+
+# bad DESC WANT ARGS...: one check for the refusal, one for the state.
+bad() {
+	local desc=$1 want=$2
+	shift 2
+	state >"$WORK/state.ref"
+	check "errors: $desc: xdpnet $* exits $want, one line on stderr" err_exit "$want" "$@"
+	check "errors: $desc: xdpnet $*: nothing changed" same_state "$WORK/state.ref"
+}
+
+# A command that only reports (stats): refusing is fine, and so is saying
+# that the bridge is not attached (exit 0, nothing on stderr).
+refuse_or_not_attached() {
+	local want=$1
+	shift
+	err_exit "$want" "$@" && return 0
+	echo "(or: exit 0, nothing on stderr, 'not attached' on stdout)"
+	xn "$@" >"$WORK/err.out" 2>"$WORK/err.err" && [ ! -s "$WORK/err.err" ] &&
+		grep -q 'not attached' "$WORK/err.out"
+}
+bad_report() {
+	local desc=$1 want=$2
+	shift 2
+	state >"$WORK/state.ref"
+	check "errors: $desc: xdpnet $* refuses ($want) or says 'not attached'" refuse_or_not_attached "$want" "$@"
+	check "errors: $desc: xdpnet $*: nothing changed" same_state "$WORK/state.ref"
+}
+
+# ---------------------------------------------------------------- cases
+
+missing_and_wrong() {
+	local c
+	for c in attach follow detach fdb stats latency; do
+		bad "no bridge given" 2 "$c"
+	done
+	for c in attach follow stats latency; do
+		bad "no such device" 3 "$c" xnenosuch
+		bad "not a bridge" 3 "$c" xnebad
+	done
+	# Commands on state: "not attached" (7) is an answer too; nothing
+	# done (0) is not.
+	for c in detach fdb status; do
+		bad "no such device" "3|7" "$c" xnenosuch
+		bad "not a bridge" "3|7" "$c" xnebad
+	done
+	bad "not a bridge (xdp)" 3 attach xnebad --mode xdp
+	bad "bad mode" 2 attach "$BR" --mode bogus
+	bad "name with a slash" "2|3" attach ../xnebr0
+	bad "name too long" "2|3" attach xnebr0xxxxxxxxxxxxxxxxx
+}
+
+# Both namespaces' leftovers of a case gone; $SW2's bridge attached afresh.
+other_reset() {
+	local n
+	for n in "$SW" "$SW2"; do SW=$n xn detach "$BR" >/dev/null 2>&1; done
+	stop_follower
+	rm -rf "$PIN"
+	in_other attach "$BR" --no-follow >/dev/null || return 1
+	SW=$SW2 sw_state >"$WORK/other.ref"
+}
+in_other() { SW=$SW2 xn "$@"; }
+other_intact() { SW=$SW2 sw_state | diff -u "$WORK/other.ref" -; }
+
+# The same name in another namespace: $SW2's bridge is attached. Each
+# case starts afresh, so that one failure does not hide the next.
+other_netns() {
+	local c
+	for c in "attach $BR" "attach $BR --mode xdp" "detach $BR" "follow $BR" \
+		"fdb $BR" "latency $BR on" "status $BR"; do
+		check "errors: $SW2 attached afresh" other_reset || return 1
+		bad "state of $BR in another namespace" "1|7" $c
+		check "errors: $SW2's datapath intact after 'xdpnet $c' in $SW" other_intact
+	done
+	check "errors: $SW2 attached afresh" other_reset || return 1
+	bad_report "state of $BR in another namespace" "1|7" stats "$BR"
+	check "errors: status (all bridges) in $SW does not list $SW2's" status_all_empty
+	check "errors: detach in $SW2" in_other detach "$BR"
+	check "errors: nothing pinned for $BR" sh -c "[ ! -e '$PIN' ]"
+}
+
+status_all_empty() {
+	local out
+	out=$(xn status --json) || return 1
+	echo "$out"
+	echo "$out" | jq -e '[.bridges[] | select(.bridge == "'"$BR"'")] | length == 0' >/dev/null
+}
+
+# Pin directories xdpnet cannot read: a meta of another layout (an older
+# or newer xdpnet; detach removes it, as documented, so it is not tried
+# here), and pins xdpnet did not make (nothing may remove or join them).
+# A follower an earlier case started (by a wrong attach) would answer
+# "already running" for the next: stop it (TERM, by its pid file).
+stop_follower() {
+	local p i
+	p=$(cat "/run/xdpnet/$BR.pid" 2>/dev/null)
+	[ -n "$p" ] && tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q "follow $BR" || return 0
+	kill -TERM "$p"
+	for i in $(seq 50); do kill -0 "$p" 2>/dev/null || return 0; sleep 0.1; done
+	return 1
+}
+junk_meta() {
+	stop_follower
+	rm -rf "$PIN" && mkdir -p "$PIN" &&
+		bpftool map create "$PIN/meta" type array key 4 value 4 entries 1 name meta
+}
+junk_other() {
+	stop_follower
+	rm -rf "$PIN" && mkdir -p "$PIN" &&
+		bpftool map create "$PIN/notours" type hash key 4 value 4 entries 8 name notours
+}
+junk() {
+	local j c
+	for j in junk_meta junk_other; do
+		for c in "attach $BR" "follow $BR" "fdb $BR" "status $BR" \
+			"latency $BR on" "detach $BR"; do
+			[ $j = junk_meta ] && [ "$c" = "detach $BR" ] && continue
+			check "errors: $j: $PIN made" $j || return 1
+			bad "$j" "1|7" $c
+		done
+		check "errors: $j: $PIN made" $j || return 1
+		bad_report "$j" "1|7" stats "$BR"
+	done
+	rm -rf "$PIN"
+}
+
+follower_alive() {
+	local p
+	p=$(cat "/run/xdpnet/$BR.pid" 2>/dev/null)
+	echo "pid file: $p"
+	[ -n "$p" ] && tr '\0' ' ' <"/proc/$p/cmdline" | grep -q "follow $BR"
+}
+
+follower_running() {
+	check "errors: attach $BR (a follower starts)" xn attach "$BR"
+	check "errors: a follower runs" follower_alive
+	bad "a follower already runs" 8 follow "$BR"
+	bad "a follower already runs" 8 attach "$BR" --follow
+	check "errors: detach $BR" xn detach "$BR"
+}
+
+# ---------------------------------------------------------------- main
+
+check "preflight: root, tools, built CLI" sh -c '[ "$(id -u)" = 0 ] && [ -x "'"$XDPNET"'" ] && command -v bpftool jq >/dev/null' || finish
+check "preflight: no other errors.sh" e_lock || finish
+ensure_bpffs
+check "errors: namespaces $SW and $SW2 up" e_up || finish
+missing_and_wrong
+other_netns
+junk
+follower_running
+finish

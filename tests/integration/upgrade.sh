@@ -1,0 +1,345 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Upgrades in place (issue 9 part 4), root. Builds other xdpnet builds
+# into build/upgrade/ with BPF_EXTRA (bpf/ has small hooks for them):
+#   v1   -DXDPNET_TEST_VARIANT=1: programs that differ, same map layouts
+#   fdb  -DXDPNET_TEST_MAX_FDB=8192: an fdb map of another size
+# and, with XDP on two taps and TC on two veths, during TCP transfers
+# (byte-exact, tests/integration/xfer.py) and a ping flood:
+#   - `attach` with v1 and back: every tcx and XDP link keeps its id and
+#     runs the new program (bpf_link_update), the fdb and stats maps are
+#     the same maps, no counter goes down, a follower of the new build
+#     takes over;
+#   - `xdpnet follow` of v1 started where a follower of the old build ran
+#     (a unit restarted with a newer binary): the same;
+#   - the fdb build: the fdb map is created anew and refilled from the
+#     bridge, counters kept; and back;
+#   - counters pinned in a layout no build can carry over: attach refuses
+#     with one line that says what to do, and changes nothing;
+#   - zero lost connections, zero corrupt bytes, the flood's loss.
+#
+# Namespaces xnu-*: switch xnu-sw with bridge xnubr0, veth stand-ins
+# xnu-v1/2 (ports xnuv1/2), tap stand-ins xnu-t1/2 (xnut1/2). Output:
+# "ok N - ...", then "P passed, F failed". Options: --keep, -v.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+SW=xnu-sw
+BR=xnubr0
+XNP=xnu
+PIN=$PIN_ROOT/$BR
+B0=$XDPNET
+VDIR=$ROOT/build/upgrade
+B1=$VDIR/v1/xdpnet
+BF=$VDIR/fdb/xdpnet
+while [ $# -gt 0 ]; do
+	case $1 in
+	--keep) KEEP_LOGS=1 ;;
+	-v) VERBOSE=1 ;;
+	*) echo "usage: $0 [--keep] [-v]" >&2; exit 2 ;;
+	esac
+	shift
+done
+
+LOCK=/run/lock/xnu-upgrade.pid
+HAVE_LOCK=0
+u_lock() {
+	local pid
+	pid=$(cat "$LOCK" 2>/dev/null)
+	if [ -n "$pid" ] && [ "$pid" != $$ ] && kill -0 "$pid" 2>/dev/null; then
+		echo "another upgrade.sh (pid $pid) holds $LOCK"; return 1
+	fi
+	echo $$ >"$LOCK" && HAVE_LOCK=1
+}
+
+finish() { cleanup; summary; [ "$T_FAIL" = 0 ]; exit; }
+trap cleanup EXIT
+trap 'exec 1>&3 2>&4; T_FAIL=$((T_FAIL + 1)); cleanup; summary; exit 130' INT TERM
+exec 3>&1 4>&2
+
+# xb BUILD ARGS...: the CLI of another build.
+xb() { local b=$1; shift; XDPNET=$b xn "$@"; }
+
+build_variants() {
+	make -C "$ROOT" -s OUT="$VDIR/v1" BPF_EXTRA=-DXDPNET_TEST_VARIANT=1 "$VDIR/v1/xdpnet" &&
+		make -C "$ROOT" -s OUT="$VDIR/fdb" BPF_EXTRA=-DXDPNET_TEST_MAX_FDB=8192 "$VDIR/fdb/xdpnet" || return 1
+	local a b
+	a=$(cmp -s "$ROOT/build/xdpnet.bpf.o" "$VDIR/v1/xdpnet.bpf.o" && echo same || echo differ)
+	b=$(cmp -s "$ROOT/build/xdpnet_live.bpf.o" "$VDIR/v1/xdpnet_live.bpf.o" && echo same || echo differ)
+	echo "v1's BPF objects: portable $a, live $b"
+	[ "$a" = differ ] && [ "$b" = differ ]
+}
+
+u_up() {
+	local i j
+	remove_mine
+	switch_up || return 1
+	GUESTS=() PORTS=()
+	TOPO=veth
+	for i in 1 2; do veth_guest_add "$i" || return 1; done
+	TOPO=tap
+	for i in 1 2; do relay_start "$i" || return 1; done
+	# Addresses: veths 10.99.1.i, taps 10.99.2.i (one /16 would do; two
+	# /24s with a route keep lib.sh's numbering).
+	for i in 1 2; do
+		ip -n "xnu-v$i" route add 10.99.2.0/24 dev eth0 || return 1
+		ip -n "xnu-t$i" route add 10.99.1.0/24 dev eth0 || return 1
+	done
+	PORTS=(xnuv1 xnuv2 xnut1 xnut2)
+	wait_ports_up
+}
+
+remove_mine() {
+	local n
+	for n in $(ip netns list | awk '{print $1}' | grep '^xnu-'); do ip netns del "$n"; done
+	rm -rf "$PIN"
+}
+
+# ---------------------------------------------------------------- traffic
+
+traffic_start() {
+	# About 90 s each; the flood runs until stopped.
+	tcp_start xnu-v1 xnu-t1 10.99.2.1 $((540 * MB)) $((6 * MB)) 150 || return 1
+	T1=("$X_CPID" "$X_SPID" "$X_PORT")
+	tcp_start xnu-t2 xnu-v2 10.99.1.2 $((540 * MB)) $((6 * MB)) 150 || return 1
+	T2=("$X_CPID" "$X_SPID" "$X_PORT")
+	ip netns exec xnu-v2 ping -f -s 300 10.99.2.2 >"$WORK/flood" 2>&1 &
+	FLOOD=$!
+	track "$FLOOD"
+}
+MB=$((1024 * 1024))
+
+traffic_finish() {
+	local st=0 t
+	for t in T1 T2; do
+		eval "X_CPID=\${$t[0]} X_SPID=\${$t[1]} X_PORT=\${$t[2]}"
+		tcp_finish || st=1
+	done
+	kill -INT "$FLOOD" 2>/dev/null; wait "$FLOOD"; untrack "$FLOOD"
+	grep -E 'packets transmitted' "$WORK/flood"
+	FLOOD_LINE=$(grep 'packets transmitted' "$WORK/flood")
+	return $st
+}
+
+# The transfers are still running (an upgrade must not end them).
+transfers_alive() {
+	kill -0 "${T1[0]}" && kill -0 "${T2[0]}" || { echo "FAIL: a transfer ended early"; return 1; }
+}
+
+# ---------------------------------------------------------------- snapshots
+#
+# snap FILE: for every link pin: link id, program id; map ids of fdb and
+# stats; per port counters; the follower's pid and binary; the build id.
+snap() {
+	local f=$1 p
+	{
+		echo "{"
+		echo "\"links\": ["
+		local first=1
+		for p in $(ls "$PIN" | grep -E '^(tc|xdp)_[0-9]+$'); do
+			[ $first = 1 ] || echo ","
+			first=0
+			bpftool link show pinned "$PIN/$p" -j | jq -c --arg pin "$p" '{pin: $pin, id, prog_id}'
+		done
+		echo "],"
+		echo "\"fdb_map\": $(bpftool map show pinned "$PIN/fdb" -j | jq -c '{id, max_entries}'),"
+		echo "\"stats_map\": $(bpftool map show pinned "$PIN/stats" -j | jq -c '{id, max_entries}'),"
+		echo "\"status\": $(xn status "$BR" --json | jq -c '.bridges[0] | {build, datapath, mode, follower, fdb_entries, ports: [.ports[] | {name, ifindex, tc_prog_id, xdp_prog_id, counters: (.counters | map_values(.packets))}]}'),"
+		p=$(cat "/run/xdpnet/$BR.pid" 2>/dev/null)
+		echo "\"follower_exe\": \"$(readlink "/proc/$p/exe" 2>/dev/null)\""
+		echo "}"
+	} >"$f"
+	jq -e . "$f" >/dev/null || { cat "$f"; return 1; }
+}
+
+# Kernel view of XDP on the taps: the program id ip link shows.
+xdp_kernel_ids() {
+	local p
+	for p in xnut1 xnut2; do
+		ip -n "$SW" -d link show "$p" | grep -o 'prog/xdp id [0-9]*' | awk '{print $3}'
+	done | tr '\n' ' '
+}
+
+# compare OLD NEW MODE: MODE same|new-progs|new-fdb
+compare() {
+	local a=$1 b=$2 mode=$3 st=0
+	jq -c '.links' "$a"; jq -c '.links' "$b"
+	# The same links (ids), every one there before and after.
+	[ "$(jq -c '[.links[] | [.pin, .id]] | sort' "$a")" = "$(jq -c '[.links[] | [.pin, .id]] | sort' "$b")" ] ||
+		{ echo "FAIL: link ids changed (a link was re-created, not updated)"; st=1; }
+	[ "$(jq '[.links[] | select(.pin | startswith("xdp_"))] | length' "$b")" = 2 ] ||
+		{ echo "FAIL: want 2 XDP links (the taps)"; st=1; }
+	[ "$(jq '[.links[] | select(.pin | startswith("tc_"))] | length' "$b")" = 4 ] ||
+		{ echo "FAIL: want 4 tcx links"; st=1; }
+	if [ "$mode" = same ]; then
+		[ "$(jq -c '[.links[] | .prog_id] | sort' "$a")" = "$(jq -c '[.links[] | .prog_id] | sort' "$b")" ] ||
+			{ echo "FAIL: programs changed"; st=1; }
+	else
+		# Every link runs a program it did not run before, one per stage.
+		jq -e --slurpfile o "$a" '[.links[] | .prog_id] as $n | [$o[0].links[] | .prog_id] as $p |
+			($n | map(select(. as $x | $p | index($x))) | length) == 0' "$b" >/dev/null ||
+			{ echo "FAIL: a link still runs an old program"; st=1; }
+		[ "$(jq '[.links[] | select(.pin | startswith("tc_")) | .prog_id] | unique | length' "$b")" = 1 ] &&
+			[ "$(jq '[.links[] | select(.pin | startswith("xdp_")) | .prog_id] | unique | length' "$b")" = 1 ] ||
+			{ echo "FAIL: links run different programs"; st=1; }
+		[ "$(jq -r .status.build "$a")" != "$(jq -r .status.build "$b")" ] ||
+			{ echo "FAIL: status shows the same build"; st=1; }
+	fi
+	# Counters kept: no counter of any port went down.
+	jq -e --slurpfile o "$a" '[.status.ports[] as $p | $o[0].status.ports[] | select(.ifindex == $p.ifindex) |
+		.counters | to_entries[] | select(.value > $p.counters[.key])] | length == 0' "$b" >/dev/null ||
+		{ echo "FAIL: a counter went down (reset):"; jq -c '.status.ports[] | [.name, .counters.tc_redirect, .counters.xdp_redirect]' "$a" "$b"; st=1; }
+	[ "$(jq .stats_map.id "$a")" = "$(jq .stats_map.id "$b")" ] || { echo "FAIL: the stats map was replaced"; st=1; }
+	if [ "$mode" = new-fdb ]; then
+		[ "$(jq .fdb_map.id "$a")" != "$(jq .fdb_map.id "$b")" ] || { echo "FAIL: the fdb map was not re-created"; st=1; }
+	else
+		[ "$(jq .fdb_map.id "$a")" = "$(jq .fdb_map.id "$b")" ] || { echo "FAIL: the fdb map was replaced"; st=1; }
+	fi
+	# The kernel agrees on XDP.
+	local k
+	k=$(xdp_kernel_ids)
+	echo "kernel xdp ids: $k; links: $(jq -c '[.links[] | select(.pin | startswith("xdp_")) | .prog_id]' "$b")"
+	for p in $k; do
+		jq -e --argjson id "$p" '[.links[] | .prog_id] | index($id)' "$b" >/dev/null ||
+			{ echo "FAIL: the kernel runs XDP program $p, no link of ours does"; st=1; }
+	done
+	return $st
+}
+
+# The bypass goes on: redirect counters grow on the taps (XDP or TC).
+bypass_grows() {
+	local a b
+	a=$(xn status "$BR" --json | jq '[.bridges[0].ports[] | .counters.tc_redirect.packets + .counters.xdp_redirect.packets] | add')
+	sleep 1
+	b=$(xn status "$BR" --json | jq '[.bridges[0].ports[] | .counters.tc_redirect.packets + .counters.xdp_redirect.packets] | add')
+	echo "redirected: $a -> $b"
+	[ "$b" -gt $((a + 100)) ]
+}
+
+follower_is() { # BINARY
+	local p i
+	for i in $(seq 50); do
+		p=$(cat "/run/xdpnet/$BR.pid" 2>/dev/null)
+		[ -n "$p" ] && [ "$(readlink "/proc/$p/exe")" = "$1" ] && { echo "follower $p runs $1"; return 0; }
+		sleep 0.1
+	done
+	echo "FAIL: no follower runs $1 (pid file: $p, exe: $(readlink "/proc/$p/exe" 2>/dev/null))"
+	return 1
+}
+
+# upgrade_to BIN MODE: attach with BIN under traffic; compare.
+upgrade_to() {
+	local bin=$1 mode=$2 out rc
+	snap "$WORK/before.json" || return 1
+	out=$(xb "$bin" attach "$BR" 2>&1)
+	rc=$?
+	echo "$out"
+	echo "exit $rc"
+	[ "$rc" = 0 ] || return 1
+	echo "$out" | grep -q upgraded || { echo "FAIL: attach does not say it upgraded"; return 1; }
+	follower_is "$bin" || return 1
+	snap "$WORK/after.json" || return 1
+	compare "$WORK/before.json" "$WORK/after.json" "$mode" || return 1
+	[ "$(jq -r .status.build "$WORK/after.json")" != "" ] || return 1
+	transfers_alive && bypass_grows
+}
+
+# Attach with the build that owns the state: nothing is replaced.
+upgrade_same() {
+	local out
+	snap "$WORK/before.json" || return 1
+	out=$(xn attach "$BR" 2>&1) || { echo "$out"; return 1; }
+	echo "$out"
+	snap "$WORK/after.json" || return 1
+	compare "$WORK/before.json" "$WORK/after.json" same
+}
+
+# A unit restarted with another binary: the running follower stops
+# (SIGTERM, as systemd does), BIN's `xdpnet follow` starts in the
+# foreground and takes over.
+follow_takeover() {
+	local bin=$1 fpid i p
+	snap "$WORK/before.json" || return 1
+	p=$(cat "/run/xdpnet/$BR.pid" 2>/dev/null)
+	if [ -n "$p" ] && tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q "follow $BR"; then
+		kill -TERM "$p"
+		for i in $(seq 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.05; done
+	fi
+	XDPNET=$bin xn_bg follow "$BR" >"$WORK/follow.log" 2>&1
+	fpid=$BG
+	track "$fpid"
+	for i in $(seq 100); do grep -q 'following' "$WORK/follow.log" && break; sleep 0.05; done
+	cat "$WORK/follow.log"
+	if ! grep -q 'taking over the datapath of build' "$WORK/follow.log"; then
+		echo "FAIL: follow did not take over"; stop_pid "$fpid"; return 1
+	fi
+	snap "$WORK/after.json"
+	stop_pid "$fpid"
+	compare "$WORK/before.json" "$WORK/after.json" new-progs || return 1
+	transfers_alive && bypass_grows
+}
+
+attach_default() { xn attach "$BR" && follower_is "$B0"; }
+
+fdb_refilled() {
+	local f=$WORK/fdb.json n m
+	xn fdb "$BR" --json >"$f" || return 1
+	n=$(jq '.entries | length' "$f")
+	echo "fdb: $n entries; max_entries $(bpftool map show pinned "$PIN/fdb" -j | jq .max_entries)"
+	for m in 02:99:01:00:00:01 02:99:01:00:00:02 02:99:02:00:00:01 02:99:02:00:00:02; do
+		jq -e --arg m "$m" '[.entries[] | select(.mac == $m)] | length >= 1' "$f" >/dev/null ||
+			{ echo "FAIL: $m not in the new fdb map"; return 1; }
+	done
+}
+
+# Counters pinned in a layout no build carries over (8 bytes a slot, as
+# if from another version): attach with another build refuses, says what
+# to do, and leaves everything as it was. The real map is pinned back.
+refuse_counters() {
+	local sid rc lines
+	sid=$(bpftool map show pinned "$PIN/stats" -j | jq .id)
+	snap "$WORK/before.json" || return 1
+	rm "$PIN/stats" && bpftool map create "$PIN/stats" type percpu_array key 4 value 8 entries 1024 name stats || return 1
+	xb "$B1" attach "$BR" >"$WORK/ref.out" 2>"$WORK/ref.err"
+	rc=$?
+	echo "exit $rc"; cat "$WORK/ref.out" "$WORK/ref.err"
+	rm "$PIN/stats" && bpftool map pin id "$sid" "$PIN/stats" || { echo "FAIL: cannot pin the counters back"; return 1; }
+	lines=$(wc -l <"$WORK/ref.err")
+	[ "$rc" != 0 ] || { echo "FAIL: attach accepted counters it cannot carry over"; return 1; }
+	[ "$lines" = 1 ] || { echo "FAIL: $lines lines on stderr"; return 1; }
+	grep -q 'detach' "$WORK/ref.err" || { echo "FAIL: the error does not say what to do"; return 1; }
+	snap "$WORK/after.json"
+	compare "$WORK/before.json" "$WORK/after.json" same || return 1
+	jq -e .status.follower.running "$WORK/after.json" >/dev/null ||
+		{ echo "FAIL: the refused attach left no follower running"; return 1; }
+	follower_is "$B0" && transfers_alive && bypass_grows
+}
+
+# ---------------------------------------------------------------- main
+
+check "preflight: root, tools, built CLI" sh -c '[ "$(id -u)" = 0 ] && [ -x "'"$B0"'" ] && [ -x "'"$RELAY"'" ] && command -v bpftool jq make >/dev/null' || finish
+check "preflight: no other upgrade.sh" u_lock || finish
+ensure_bpffs
+check "upgrade: build v1 (programs differ) and fdb (fdb layout) into build/upgrade" build_variants || finish
+check "upgrade: topology up (2 veth, 2 tap stand-ins)" u_up || finish
+check "upgrade: attach --mode xdp (the default build)" xn attach "$BR" --mode xdp --bypass-filters || finish
+check "upgrade: follower of the default build" follower_is "$B0"
+check "upgrade: two TCP transfers and a ping flood start" traffic_start || finish
+sleep 2
+check "upgrade: attach with v1: links updated in place, maps and counters kept, v1's follower" upgrade_to "$B1" new-progs
+check "upgrade: attach with the default build again: the same" upgrade_to "$B0" new-progs
+check "upgrade: attach with the same build replaces nothing" upgrade_same
+check "upgrade: follow of v1 where the old follower ran: takes over, links updated" follow_takeover "$B1"
+check "upgrade: follow of the default build: takes over back" follow_takeover "$B0"
+check "upgrade: attach brings the default build's follower back" attach_default
+check "upgrade: attach with the fdb build: fdb map re-created, counters kept" upgrade_to "$BF" new-fdb
+check "upgrade: the new fdb map was refilled from the bridge" fdb_refilled
+check "upgrade: attach with the default build: fdb map re-created again" upgrade_to "$B0" new-fdb
+check "upgrade: the fdb map was refilled again" fdb_refilled
+check "upgrade: counters of a layout no build carries over: refused, one line, nothing changed" refuse_counters
+check "upgrade: transfers intact (sha256), none lost; ping flood" traffic_finish
+note "ping flood: ${FLOOD_LINE:-?}"
+check "upgrade: detach" xn detach "$BR"
+check "upgrade: nothing left" sh -c "[ ! -e '$PIN' ]"
+finish
