@@ -16,6 +16,9 @@ static const char *const ctr_names[XDPNET_C_MAX] = {
 	[XDPNET_C_PASS_ISOLATED] = "pass_isolated",
 	[XDPNET_C_PASS_REFRESH] = "pass_refresh",
 	[XDPNET_C_PASS_SRC] = "pass_src",
+	[XDPNET_C_PASS_STATE] = "pass_state",
+	[XDPNET_C_PASS_MTU] = "pass_mtu",
+	[XDPNET_C_PASS_HUB] = "pass_hub",
 	[XDPNET_C_PASS_MALFORMED] = "pass_malformed",
 	[XDPNET_C_XDP_DEFER_CSUM] = "xdp_defer_csum",
 	[XDPNET_C_XDP_DEFER_SIZE] = "xdp_defer_size",
@@ -152,7 +155,8 @@ const char *xn_hold_name(__u32 hold)
 }
 
 static const char *const bholds[][2] = {
-	[XDPNET_BHOLD_NONE] = { "", "" },
+	[XDPNET_BHOLD_NONE] = { "", "off" }, /* bypass 0 without a hold:
+						detaching */
 	[XDPNET_BHOLD_HUB] = { "hub", "off: hub mode (ageing_time 0)" },
 	[XDPNET_BHOLD_MST] = { "mst", "off: per-VLAN port states (MST)" },
 	[XDPNET_BHOLD_FILTERS] = { "filters",
@@ -424,7 +428,9 @@ static void print_bridge_text(FILE *f, const struct xn_bridge_status *s)
 			"'xdpnet attach %s' starts one\n",
 			s->name, s->meta.fdb_trace ? "" : " and the FDB",
 			s->name);
-	if (!s->cfg.bypass)
+	if (!s->cfg.bypass && s->cfg.hold == XDPNET_BHOLD_NONE)
+		fputs("  bypass off: the bridge forwards everything\n", f);
+	else if (!s->cfg.bypass)
 		fprintf(f, "  bypass %s; the bridge forwards everything\n",
 			xn_bridge_hold_text(s->cfg.hold));
 	if (s->fdb_ev[XDPNET_FE_FULL])

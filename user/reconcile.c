@@ -76,9 +76,15 @@ static __u32 refresh_j_for(const struct xn_link *br, __u32 hz)
 {
 	__u64 cs = br->ageing_time_cs / 4;
 
+	__u64 j;
+
 	if (cs < 10)
 		cs = 10;
-	return cs * hz / 100;
+	/* The datapath compares 32-bit jiffies as signed differences: an
+	 * interval must stay well below 2^31 (a quarter of the range here,
+	 * about 50 days at 250 Hz; ageing times that long never expire). */
+	j = cs * hz / 100;
+	return j < 0x3fffffff ? (__u32)j : 0x3fffffff;
 }
 
 void xn_cfg_want(const struct xn_link *br, const struct xn_policy *pol,

@@ -213,30 +213,44 @@ struct cfg_case {
 	__u8 vlan;
 	__u8 bypass;
 	__u32 refresh_j;
+	__u32 hold; /* enum xdpnet_bridge_hold */
 };
 
 static const struct cfg_case cfg_cases[] = {
 	/* ageing_time / 4, in jiffies */
-	{ "default ageing, 250 Hz", 30000, 0, 0, 0, 0, 250, 0, 1, 18750 },
-	{ "default ageing, 1000 Hz", 30000, 0, 0, 0, 0, 1000, 0, 1, 75000 },
-	{ "default ageing, 100 Hz", 30000, 0, 0, 0, 0, 100, 0, 1, 7500 },
-	{ "ageing 10 s, 300 Hz", 1000, 0, 0, 0, 0, 300, 0, 1, 750 },
-	{ "ageing not a multiple of 4", 1003, 0, 0, 0, 0, 1000, 0, 1, 2500 },
+	{ "default ageing, 250 Hz", 30000, 0, 0, 0, 0, 250, 0, 1, 18750,
+	  XDPNET_BHOLD_NONE },
+	{ "default ageing, 1000 Hz", 30000, 0, 0, 0, 0, 1000, 0, 1, 75000,
+	  XDPNET_BHOLD_NONE },
+	{ "default ageing, 100 Hz", 30000, 0, 0, 0, 0, 100, 0, 1, 7500,
+	  XDPNET_BHOLD_NONE },
+	{ "ageing 10 s, 300 Hz", 1000, 0, 0, 0, 0, 300, 0, 1, 750,
+	  XDPNET_BHOLD_NONE },
+	{ "ageing not a multiple of 4", 1003, 0, 0, 0, 0, 1000, 0, 1, 2500,
+	  XDPNET_BHOLD_NONE },
 	/* never below 100 ms */
-	{ "ageing 0.4 s", 40, 0, 0, 0, 0, 1000, 0, 1, 100 },
-	{ "ageing 0.01 s", 1, 0, 0, 0, 0, 250, 0, 1, 25 },
+	{ "ageing 0.4 s", 40, 0, 0, 0, 0, 1000, 0, 1, 100, XDPNET_BHOLD_NONE },
+	{ "ageing 0.01 s", 1, 0, 0, 0, 0, 250, 0, 1, 25, XDPNET_BHOLD_NONE },
 	/* hub mode: ageing_time 0 */
-	{ "hub mode", 0, 0, 0, 0, 0, 250, 0, 0, 25 },
+	{ "hub mode", 0, 0, 0, 0, 0, 250, 0, 0, 25, XDPNET_BHOLD_HUB },
 	/* VLAN filtering: any non-zero value */
-	{ "vlan filtering", 30000, 1, 0, 0, 0, 250, 1, 1, 18750 },
-	{ "vlan filtering 0x100", 30000, 0x100, 0, 0, 0, 250, 1, 1, 18750 },
+	{ "vlan filtering", 30000, 1, 0, 0, 0, 250, 1, 1, 18750,
+	  XDPNET_BHOLD_NONE },
+	{ "vlan filtering 0x100", 30000, 0x100, 0, 0, 0, 250, 1, 1, 18750,
+	  XDPNET_BHOLD_NONE },
 	/* MST: per-VLAN port states the datapath cannot see */
-	{ "mst", 30000, 1, 1, 0, 0, 250, 1, 0, 18750 },
+	{ "mst", 30000, 1, 1, 0, 0, 250, 1, 0, 18750, XDPNET_BHOLD_MST },
 	/* filters between ports, not bypassed */
-	{ "filters", 30000, 0, 0, 1, 0, 250, 0, 0, 18750 },
-	{ "no policy", 30000, 0, 0, 0, 1, 250, 0, 1, 18750 },
+	{ "filters", 30000, 0, 0, XDPNET_BHOLD_FILTERS, 0, 250, 0, 0, 18750,
+	  XDPNET_BHOLD_FILTERS },
+	{ "filters unreadable", 30000, 0, 0, XDPNET_BHOLD_UNKNOWN, 0, 250, 0, 0,
+	  18750, XDPNET_BHOLD_UNKNOWN },
+	/* hub mode wins over what the policy says */
+	{ "hub mode and filters", 0, 0, 0, XDPNET_BHOLD_FILTERS, 0, 250, 0, 0,
+	  25, XDPNET_BHOLD_HUB },
+	{ "no policy", 30000, 0, 0, 0, 1, 250, 0, 1, 18750, XDPNET_BHOLD_NONE },
 	{ "ageing 10^6 s, 1000 Hz", 100000000U, 0, 0, 0, 0, 1000, 0, 1,
-	  250000000 },
+	  250000000, XDPNET_BHOLD_NONE },
 };
 
 static void test_cfg_want(void **state)
@@ -257,7 +271,7 @@ static void test_cfg_want(void **state)
 			.refresh_j = 3,
 			.hz = c->hz,
 			.lat_on = 1,
-			.pad = 0x5a5a5a5a,
+			.hold = 0x5a5a5a5a,
 			.br_addr = 0xffff888812345678ULL,
 		};
 		struct xdpnet_cfg out, want;
@@ -273,22 +287,22 @@ static void test_cfg_want(void **state)
 		want.bypass = c->bypass;
 		want.netns_ino = xn_netns_ino();
 		want.refresh_j = c->refresh_j;
-		want.pad = 0;
+		want.hold = c->hold;
 		if (memcmp(&out, &want, sizeof(out)))
 			fail_msg("%s: bridge %u gen %u vlan %u bypass %u netns "
-				 "%llu refresh_j %u hz %u lat_on %u pad %u "
+				 "%llu refresh_j %u hz %u lat_on %u hold %u "
 				 "br_addr %llx; want %u %u %u %u %llu %u %u %u "
 				 "%u %llx",
 				 c->name, out.bridge_ifindex, out.port_gen,
 				 out.vlan_filtering, out.bypass,
 				 (unsigned long long)out.netns_ino,
-				 out.refresh_j, out.hz, out.lat_on, out.pad,
+				 out.refresh_j, out.hz, out.lat_on, out.hold,
 				 (unsigned long long)out.br_addr,
 				 want.bridge_ifindex, want.port_gen,
 				 want.vlan_filtering, want.bypass,
 				 (unsigned long long)want.netns_ino,
-				 want.refresh_j, want.hz, want.lat_on, want.pad,
-				 (unsigned long long)want.br_addr);
+				 want.refresh_j, want.hz, want.lat_on,
+				 want.hold, (unsigned long long)want.br_addr);
 	}
 }
 
