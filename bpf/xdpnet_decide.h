@@ -237,6 +237,11 @@ static __always_inline __u32 xdpnet_decide(struct xdpnet_frame *f,
 	 * per source and interval goes to the bridge all the same, so that
 	 * its own entry stays alive. A port that does not learn: the bridge
 	 * forwards by destination alone. */
+	/* The bridge drops a frame from a group or zero source, learning
+	 * or not; a static group entry ('bridge fdb add 01:..') would
+	 * otherwise vouch for one. */
+	if (mac_is_bad_source(eth->h_source))
+		return XDPNET_C_PASS_SRC;
 	if (in_flags & XDPNET_PORT_LEARNING) {
 		why = src_ok(f, src, eth->h_source, vid);
 		if (why)
@@ -300,7 +305,11 @@ static __always_inline __u32 xdpnet_decide(struct xdpnet_frame *f,
 		return XDPNET_C_TC_REDIRECT;
 	}
 
-	if (!(out->flags & XDPNET_PORT_XDP_TARGET))
+	/* The devmap entry too: user space may be between the two. A
+	 * redirect that fails after the checksum was completed in place
+	 * would hand the stack a changed frame. */
+	if (!(out->flags & XDPNET_PORT_XDP_TARGET) ||
+	    !bpf_map_lookup_elem(&tx_ports, &slot))
 		return XDPNET_C_XDP_DEFER_TARGET;
 	{
 		__u32 mlen = 0;

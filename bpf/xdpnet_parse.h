@@ -26,6 +26,14 @@ static __always_inline int mac_is_multicast(const __u8 *mac)
 	return mac[0] & 1;
 }
 
+/* Not a unicast station address (group or all-zero): the bridge drops a
+ * frame from such a source before it looks at anything else. */
+static __always_inline int mac_is_bad_source(const __u8 *mac)
+{
+	return (mac[0] & 1) ||
+	       !(*(const __u16 *)mac | *(const __u32 *)(mac + 2));
+}
+
 static __always_inline void mac_copy(__u8 *dst, const __u8 *src)
 {
 	__builtin_memcpy(dst, src, ETH_ALEN);

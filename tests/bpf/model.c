@@ -13,11 +13,11 @@
  *  5. group destination: MCAST
  *  6. ingress port not FWD: STATE;  locked: ISOLATED
  *  7. VLAN filtering: no VID (tag, else pvid) or no membership: VLAN
- *  8. port learns: the source must be learned on it (not locked), or be
- *     static (not local, not locked) on it: else SRC; a learned source
- *     whose bridge_j is older than refresh_j: REFRESH (TC stamps it;
- *     XDP: XDP_DEFER_REFRESH). Port does not learn: a source that is no
- *     valid address (group, zero), which the bridge drops: SRC
+ *  8. a source that is no valid address (group, zero), which the bridge
+ *     drops: SRC. Port learns: the source must be learned on it (not
+ *     locked), or be static (not local, not locked) on it: else SRC; a
+ *     learned source whose bridge_j is older than refresh_j: REFRESH (TC
+ *     stamps it; XDP: XDP_DEFER_REFRESH).
  *  9. destination (learned, else static) unknown: UNKNOWN; local: LOCAL;
  *     locked: ISOLATED; behind the ingress port: HAIRPIN
  * 10. its port not carried (slot hint, see below): NOT_ATTACHED; not FWD:
@@ -296,6 +296,8 @@ static int decide(struct xm_state *m, struct frame *fr, struct xm_verdict *v)
 			return XDPNET_C_PASS_VLAN;
 		src = xm_fdb_find(m, smac, vid, false);
 	}
+	if ((smac[0] & 1) || !memcmp(smac, "\0\0\0\0\0\0", 6))
+		return XDPNET_C_PASS_SRC;
 	if (in_flags & XDPNET_PORT_LEARNING) {
 		bool here = src && src->val.ifindex == fr->ifindex;
 
@@ -311,8 +313,6 @@ static int decide(struct xm_state *m, struct frame *fr, struct xm_verdict *v)
 			src->val.bridge_j = m->now;
 			return XDPNET_C_PASS_REFRESH;
 		}
-	} else if ((smac[0] & 1) || !memcmp(smac, "\0\0\0\0\0\0", 6)) {
-		return XDPNET_C_PASS_SRC;
 	}
 	dst = xm_fdb_find(m, dmac, vid, false);
 	if (!dst)

@@ -18,6 +18,13 @@ static bool a_no_learning(void)
 	return xt_port_flags(P_A, 0, XDPNET_PORT_LEARNING);
 }
 
+/* 'bridge fdb add 01:00:5e:00:00:fb dev A master static': the bridge
+ * takes a static group entry, and still drops frames from that source. */
+static bool a_static_group(void)
+{
+	return xt_fdb_put(M_MCAST4, 0, P_A, XDPNET_FDB_STATIC, 0);
+}
+
 static bool a_locked(void)
 {
 	return xt_port_flags(P_A, XDPNET_PORT_LOCKED, 0);
@@ -282,6 +289,10 @@ static const struct xt_row rows[] = {
 	{ .name = "broadcast source passes",
 	  { .dst = M_B, .src = M_BCAST },
 	  { TC_PASS(SRC), XDP_ON } },
+	{ .name = "group source static on the ingress port passes",
+	  { .dst = M_B, .src = M_MCAST4 },
+	  { TC_PASS(SRC), XDP_ON },
+	  .setup = a_static_group },
 	{ .name = "learning off: known destination rules still apply",
 	  { .dst = M_UNKNOWN, .src = M_NEW },
 	  { TC_PASS(UNKNOWN), XDP_ON },
