@@ -107,6 +107,22 @@ void xn_cfg_want(const struct xn_link *br, const struct xn_policy *pol,
 
 /* ------------------------------------------------------------ helpers */
 
+/* The bridge's settings, read again. -ENODEV when its ifindex is gone or
+ * names something else now; *br (its name: the pins' directory) is then
+ * left as it was, for the caller to remove what it had attached. */
+static int bridge_reread(struct xn_link *br)
+{
+	struct xn_link now;
+	int err;
+
+	err = xn_get_link_by_index(br->ifindex, &now);
+	if (!err && strcmp(now.kind, "bridge"))
+		err = -ENODEV;
+	if (!err)
+		*br = now;
+	return err;
+}
+
 static int ports_read(struct xn_state *s, struct xdpnet_port *all)
 {
 	__u32 slot;
@@ -635,9 +651,7 @@ int xn_reconcile(struct xn_state *s, struct xn_link *br,
 	__u32 slot;
 
 	memset(r, 0, sizeof(*r));
-	err = xn_get_link_by_index(br->ifindex, br);
-	if (!err && strcmp(br->kind, "bridge"))
-		err = -ENODEV;
+	err = bridge_reread(br);
 	if (!err)
 		err = xn_list_ports(br->ifindex, &ports, &np);
 	if (!err && br->vlan_filtering)
@@ -701,9 +715,7 @@ int xn_reconcile_link(struct xn_state *s, struct xn_link *br, __u32 ifindex,
 
 	memset(r, 0, sizeof(*r));
 	if (ifindex == br->ifindex) {
-		err = xn_get_link_by_index(br->ifindex, br);
-		if (!err && strcmp(br->kind, "bridge"))
-			err = -ENODEV;
+		err = bridge_reread(br);
 		return err ? err : cfg_apply(s, br, pol, 0);
 	}
 	all = calloc(XDPNET_MAX_PORTS, sizeof(*all));
