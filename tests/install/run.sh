@@ -43,8 +43,8 @@ for prefix in /usr/local /usr; do
 	fi
 	check "PREFIX=$prefix: no @SBINDIR@ left" \
 		bash -c "! grep -rq @SBINDIR@ '$dest'"
-	check "PREFIX=$prefix: the unit runs $prefix/sbin/xdpnet follow %i" \
-		grep -qx "ExecStart=$prefix/sbin/xdpnet follow %i" "$dest$ulib/xdpnet@.service"
+	check "PREFIX=$prefix: the unit runs $prefix/sbin/xdpnet attach --follow %i" \
+		grep -qx "ExecStart=$prefix/sbin/xdpnet attach --follow %i" "$dest$ulib/xdpnet@.service"
 	for h in qemu.d network.d; do
 		check "PREFIX=$prefix: the $h hook calls $prefix/sbin/xdpnet" \
 			grep -q "^XDPNET=\${XDPNET:-$prefix/sbin/xdpnet}" \
