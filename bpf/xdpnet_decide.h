@@ -23,8 +23,13 @@
 #include "xdpnet_csum.h"
 
 /* The bridge accepts frames up to MTU + Ethernet header + one VLAN tag
- * (is_skb_forwardable()). */
-#define XDPNET_MTU_SLACK (ETH_HLEN + VLAN_HLEN)
+ * (is_skb_forwardable()), but with br_netfilter on it drops an IP packet
+ * longer than the MTU with DF set, and fragments it without (measured:
+ * 1298-byte frames into MTU 1280 arrive without br_netfilter, not with
+ * it). MTU + Ethernet header holds either way; the frames between go to
+ * the bridge, which decides. (At TC ingress a VLAN tag is in the skb's
+ * metadata, not in its length.) */
+#define XDPNET_MTU_SLACK ETH_HLEN
 
 #ifndef XN_PERF_NOCLOCK /* performance experiments only */
 #define XN_PERF_NOCLOCK 0
@@ -290,7 +295,7 @@ static __always_inline __u32 xdpnet_decide(struct xdpnet_frame *f,
 	f->target = dst->ifindex;
 	f->out_slot = slot;
 	if (stage == XDPNET_STAGE_TC) {
-		/* As the bridge: the whole frame within MTU + 18 bytes; a GSO
+		/* As the bridge: the whole frame within MTU + 14 bytes; a GSO
 		 * frame by the size of the segments it will become (the
 		 * bridge would forward it anyway; it decides). */
 		if (f->gso) {

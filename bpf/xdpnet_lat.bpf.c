@@ -184,7 +184,7 @@ int BPF_PROG(xdpnet_lat_xdp, const struct net_device *dev,
 	     enum bpf_map_type map_type, __u32 map_id, __u32 index)
 {
 	struct xdpnet_lat_cpu *c;
-	__u32 in, zero = 0;
+	__u32 in, out, zero = 0;
 	__u64 now, ts;
 
 	/* Cheapest test first: this fires for every XDP redirect on the host;
@@ -195,12 +195,19 @@ int BPF_PROG(xdpnet_lat_xdp, const struct net_device *dev,
 		return 0;
 	ts = c->xdp_ts;
 	c->xdp_ts = 0;
-	if (index == in || !bpf_map_lookup_elem(&lat_ports, &index))
+	/* A devmap redirect: index is the map's key (xdpnet's port slot);
+	 * the target device is the entry's. */
+	if ((map_type != BPF_MAP_TYPE_DEVMAP &&
+	     map_type != BPF_MAP_TYPE_DEVMAP_HASH) ||
+	    !tgt)
+		return 0;
+	out = BPF_CORE_READ((const struct bpf_dtab_netdev *)tgt, dev, ifindex);
+	if (out == in || !bpf_map_lookup_elem(&lat_ports, &out))
 		return 0;
 	now = bpf_ktime_get_ns();
 	if (now < ts || now - ts > XDPNET_LAT_MAX_AGE_NS)
 		return 0;
-	record(in, index, XDPNET_LAT_XDP, now - ts);
+	record(in, out, XDPNET_LAT_XDP, now - ts);
 	return 0;
 }
 

@@ -53,31 +53,36 @@ int xn_find_bridge(const char *name, struct xn_link *l)
 }
 
 /*
- * What is pinned under the bridge's name: 0 (ours and current, s open),
- * 1 (nothing, or the leftovers of a deleted bridge of that name: cleared),
- * or an exit code after a one-line error.
+ * What is pinned under the bridge's name: 0 with *fresh 0 (ours and
+ * current, s open) or 1 (nothing, the pins of an attach that died before
+ * it wrote meta, or the leftovers of a deleted bridge of that name:
+ * cleared), or an exit code after a one-line error (another namespace's
+ * bridge, another version, pins that are not ours: nothing is touched).
  */
-static int existing_state(struct xn_state *s, const struct xn_link *br)
+static int existing_state(struct xn_state *s, const struct xn_link *br,
+			  int *fresh)
 {
+	enum xn_pinned p = xn_pinned(br->name);
 	struct xn_link old;
 	char dir[256];
 	int err;
 
+	*fresh = 1;
+	xn_state_init(s, br->name);
+	if (p == XN_PINNED_NONE || p == XN_PINNED_HALF)
+		return 0;
+	if (p != XN_PINNED_OURS)
+		return xn_pinned_refuse(br->name, p);
 	xn_pin_path(dir, sizeof(dir), br->name, NULL);
 	err = xn_state_open(s, br->name);
-	if (err == XN_ENOTATTACHED) {
-		if (xn_pin_exists(br->name, "meta")) {
-			xn_err("%s belongs to a bridge named %s in another "
-			       "network namespace",
-			       dir, br->name);
-			return XN_ERR;
-		}
-		return 1;
-	}
+	if (err == XN_ENOTATTACHED)
+		return 0; /* pins missing: an attach that died half-way */
 	if (err)
 		return err;
+	*fresh = 0;
 	if (s->meta.bridge_ifindex == br->ifindex)
 		return 0;
+	*fresh = 1;
 	/* libvirt reuses names: a deleted bridge's state goes. */
 	if (xn_get_link_by_index(s->meta.bridge_ifindex, &old) == -ENODEV ||
 	    strcmp(old.kind, "bridge")) {
@@ -87,7 +92,7 @@ static int existing_state(struct xn_state *s, const struct xn_link *br)
 		xn_info("xdpnet: removed what a deleted bridge named %s left "
 			"behind",
 			br->name);
-		return 1;
+		return 0;
 	}
 	xn_state_close(s);
 	xn_err("the pinned state in %s belongs to another bridge; run "
@@ -105,9 +110,9 @@ static int attach_locked(const struct xn_opts *o, struct xn_link *br,
 	struct xdpnet_meta before;
 	struct xn_state s;
 
-	fresh = existing_state(&s, br);
-	if (fresh < 0 || fresh > 1)
-		return fresh;
+	err = existing_state(&s, br, &fresh);
+	if (err)
+		return err;
 	/* Options of an earlier attach stay (the libvirt hook runs a plain
 	 * "xdpnet attach"); detach resets them. */
 	bypass = o->bypass_filters || (!fresh && s.meta.bypass_filters);
@@ -124,19 +129,22 @@ static int attach_locked(const struct xn_opts *o, struct xn_link *br,
 	if (pol.nfiltered)
 		xn_info("xdpnet: %s", xn_policy_summary(&pol));
 	if (fresh || strcmp(s.meta.build, xn_build_id())) {
-		/* A follower of another build must not touch the new
-		 * layout: it stops, and a new one starts below. */
-		if (!fresh)
-			xn_follower_stop(br->name);
 		xn_state_close(&s);
 		xn_state_init(&s, br->name);
 		err = xn_state_load(&s, ld);
 		if (err) {
+			/* Refused or failed: the old build's follower, if
+			 * one runs, goes on as before. */
 			if (fresh)
 				xn_state_remove(br->name);
 			xn_policy_free(&pol);
 			return err;
 		}
+		/* A follower of another build must not touch the new
+		 * layout: it stops (it waits for our lock meanwhile), and a
+		 * new one starts below. */
+		if (!fresh)
+			xn_follower_stop(br->name);
 	}
 	ld->fresh = fresh;
 	before = s.meta;

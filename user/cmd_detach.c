@@ -65,6 +65,8 @@ int xn_detach(const struct xn_opts *o)
 			xn_err("no such device '%s'", o->bridge);
 			return XN_ENOBRIDGE;
 		}
+		if (strcmp(br.kind, "bridge"))
+			return xn_find_bridge(o->bridge, &br);
 		xn_follower_stop(o->bridge);
 		xn_info("xdpnet: %s is not attached; nothing to do", o->bridge);
 		return XN_OK;
@@ -72,14 +74,17 @@ int xn_detach(const struct xn_opts *o)
 	lk = xn_lock(o->bridge, 30);
 	if (lk < 0)
 		return XN_EBUSY;
-	err = xn_state_open(&s, o->bridge);
-	if (err == XN_ENOTATTACHED && xn_pin_exists(o->bridge, "meta")) {
-		xn_unlock(lk);
-		xn_err("%s belongs to a bridge named %s in another network "
-		       "namespace; detach it from there",
-		       dir, o->bridge);
-		return XN_ERR;
+	{
+		/* Another version's state goes (as documented); another
+		 * namespace's, or pins that are not ours, stay. */
+		enum xn_pinned p = xn_pinned(o->bridge);
+
+		if (p == XN_PINNED_OTHER_NS || p == XN_PINNED_FOREIGN) {
+			xn_unlock(lk);
+			return xn_pinned_refuse(o->bridge, p);
+		}
 	}
+	err = xn_state_open(&s, o->bridge);
 	xn_follower_stop(o->bridge);
 	if (!err) {
 		xn_reconcile_clear(&s);

@@ -225,6 +225,16 @@ static void log_sync(const char *bridge, const char *what,
 			r->total, r->held);
 }
 
+/* Is br's ifindex still a bridge? (-ENODEV from a run may come from a
+ * port that vanished under it.) */
+static int bridge_exists(const struct xn_link *br)
+{
+	struct xn_link now;
+
+	return !xn_get_link_by_index(br->ifindex, &now) &&
+	       !strcmp(now.kind, "bridge");
+}
+
 /* Apply one batch of notifications, under the bridge's lock. Returns 1
  * when the bridge is gone (everything was removed), 0, or -errno. */
 static int apply(struct xn_state *s, struct xn_link *br, struct batch *b,
@@ -243,7 +253,7 @@ static int apply(struct xn_state *s, struct xn_link *br, struct batch *b,
 	}
 	if (b->full) {
 		err = xn_reconcile(s, br, pol, &r, 0);
-		if (err == -ENODEV) {
+		if (err == -ENODEV && !bridge_exists(br)) {
 			b->gone = 1;
 			return apply(s, br, b, pol);
 		}
@@ -422,6 +432,12 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 			xn_unlock(lk);
 			err = 0;
 			break;
+		}
+		if (err < 0) {
+			/* Whatever failed is tried again, whole, soon. */
+			xn_info("xdpnet: %s: %s; resyncing in a second", bridge,
+				strerror(-err));
+			next_backstop = mono() + 1;
 		}
 		if (mono() >= next_fdb_check) {
 			__u64 full = fdb_full_count(&s);

@@ -389,6 +389,12 @@ int xn_latency(const struct xn_opts *o)
 	err = xn_ensure_bpffs();
 	if (err)
 		return err;
+	{
+		enum xn_pinned p = xn_pinned(o->bridge);
+
+		if (p >= XN_PINNED_OTHER_NS)
+			return xn_pinned_refuse(o->bridge, p);
+	}
 	if (xn_pin_exists(o->bridge, "lat_ctl") && !lat_ours(o->bridge)) {
 		xn_err("%s/%s holds the state of a bridge named %s in another "
 		       "network namespace",

@@ -145,8 +145,8 @@ static __u32 map_value_size(int fd)
 	return bpf_obj_get_info_by_fd(fd, &info, &len) ? 0 : info.value_size;
 }
 
-/* The meta of a pinned state: 0, -ENOENT (none), -EPROTO (another
- * layout: *abi says which, 1 for xdpnet 0.1). */
+/* The meta of a pinned state: 0, -ENOENT (none, or never written),
+ * -EPROTO (another layout: *abi says which, 1 for xdpnet 0.1). */
 static int meta_read(const char *bridge, struct xdpnet_meta *m, __u32 *abi)
 {
 	int fd = xn_pin_get(bridge, "meta"), err = 0;
@@ -160,7 +160,9 @@ static int meta_read(const char *bridge, struct xdpnet_meta *m, __u32 *abi)
 	if (vs != sizeof(*m)) {
 		*abi = 1; /* xdpnet 0.1: a 48-byte meta without abi */
 		err = -EPROTO;
-	} else if (bpf_map_lookup_elem(fd, &zero, m)) {
+	} else if (bpf_map_lookup_elem(fd, &zero, m) || !m->abi) {
+		/* A zeroed meta: an attach that died before it wrote it
+		 * (meta is written last); nothing was committed. */
 		err = -ENOENT;
 	} else if (m->abi != XDPNET_ABI) {
 		*abi = m->abi;
@@ -168,6 +170,87 @@ static int meta_read(const char *bridge, struct xdpnet_meta *m, __u32 *abi)
 	}
 	close(fd);
 	return err;
+}
+
+/* A name xdpnet pins under a bridge's directory (or renames into one). */
+static int pin_is_ours(const char *name)
+{
+	static const char *const prefix[] = { "prog_", "trace_", "lat_",
+					      "xdp_",  "tc_",	 "." };
+	unsigned int i;
+
+	for (i = 0; i < XM_N; i++)
+		if (map_pins[i] &&
+		    !strncmp(name, map_pins[i], strlen(map_pins[i])))
+			return 1;
+	for (i = 0; i < sizeof(prefix) / sizeof(prefix[0]); i++)
+		if (!strncmp(name, prefix[i], strlen(prefix[i])))
+			return 1;
+	return 0;
+}
+
+static char foreign_name[256];
+
+enum xn_pinned xn_pinned(const char *bridge)
+{
+	struct xdpnet_meta m;
+	struct dirent *de;
+	enum xn_pinned p;
+	char dir[256];
+	__u32 abi;
+	int err, any = 0;
+	DIR *d;
+
+	err = meta_read(bridge, &m, &abi);
+	if (!err)
+		return m.netns_ino && m.netns_ino != xn_netns_ino()
+			       ? XN_PINNED_OTHER_NS
+			       : XN_PINNED_OURS;
+	if (err == -EPROTO)
+		return XN_PINNED_LAYOUT;
+	if (xn_pin_path(dir, sizeof(dir), bridge, NULL))
+		return XN_PINNED_NONE;
+	d = opendir(dir);
+	if (!d)
+		return XN_PINNED_NONE;
+	p = XN_PINNED_NONE;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		any = 1;
+		if (!pin_is_ours(de->d_name)) {
+			snprintf(foreign_name, sizeof(foreign_name), "%s",
+				 de->d_name);
+			p = XN_PINNED_FOREIGN;
+			break;
+		}
+	}
+	closedir(d);
+	return p == XN_PINNED_FOREIGN ? p : any ? XN_PINNED_HALF : p;
+}
+
+int xn_pinned_refuse(const char *bridge, enum xn_pinned p)
+{
+	char dir[256];
+	__u32 abi = 0;
+	struct xdpnet_meta m;
+
+	xn_pin_path(dir, sizeof(dir), bridge, NULL);
+	if (p == XN_PINNED_OTHER_NS)
+		xn_err("%s belongs to a bridge named %s in another network "
+		       "namespace; use it from there",
+		       dir, bridge);
+	else if (p == XN_PINNED_LAYOUT) {
+		meta_read(bridge, &m, &abi);
+		xn_err("%s holds state of another xdpnet version (layout %u, "
+		       "this one reads %u); run 'xdpnet detach %s', then "
+		       "attach again",
+		       dir, abi, XDPNET_ABI, bridge);
+	} else
+		xn_err("%s holds pins xdpnet does not make (%s): remove "
+		       "them, or give the bridge another name",
+		       dir, foreign_name);
+	return XN_ERR;
 }
 
 int xn_state_open(struct xn_state *s, const char *bridge)

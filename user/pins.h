@@ -40,6 +40,20 @@ struct xn_state {
 
 /* Pin helpers: XDPNET_PIN_ROOT/bridge/leaf. */
 int xn_pin_exists(const char *bridge, const char *leaf);
+
+/* What is pinned under a bridge's name, as attach, detach, latency and
+ * stats must know it before they touch anything. */
+enum xn_pinned {
+	XN_PINNED_NONE,	    /* nothing */
+	XN_PINNED_HALF,	    /* an attach that died before it wrote meta */
+	XN_PINNED_OURS,	    /* this build's layout, this namespace's bridge */
+	XN_PINNED_OTHER_NS, /* a bridge of that name in another namespace */
+	XN_PINNED_LAYOUT,   /* another xdpnet version's layout */
+	XN_PINNED_FOREIGN,  /* pins xdpnet does not make */
+};
+enum xn_pinned xn_pinned(const char *bridge);
+/* The one-line error for OTHER_NS, LAYOUT and FOREIGN; returns XN_ERR. */
+int xn_pinned_refuse(const char *bridge, enum xn_pinned p);
 int xn_pin_obj(int fd, const char *bridge, const char *leaf); /* 0 or -errno */
 void xn_pin_unlink(const char *bridge, const char *leaf);
 

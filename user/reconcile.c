@@ -304,6 +304,16 @@ static int port_apply(struct xn_state *s, struct xdpnet_port *all,
 		err = gen_bump(s);
 	if (!err)
 		err = xn_hook_tc(s, &w);
+	if (err == -ENODEV) {
+		/* It vanished while we worked on it (its RTM_DELLINK is on its
+		 * way): not carried, and not an error of the whole run. */
+		if (!quiet)
+			xn_info("  %s: vanished", l->name);
+		all[slot] = fresh ? w : cur;
+		port_drop(s, slot, &all[slot]);
+		r->removed += !fresh;
+		return 0;
+	}
 	if (err) {
 		xn_err("cannot attach to port %s: %s", l->name, strerror(-err));
 		if (fresh) {

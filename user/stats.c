@@ -1096,6 +1096,8 @@ int xn_stats_reset(const char *bridge)
 
 	if (ncpu < 0)
 		return XN_ERR;
+	if (xn_pinned(bridge) >= XN_PINNED_OTHER_NS)
+		return xn_pinned_refuse(bridge, xn_pinned(bridge));
 	if (!xn_stats_pins_ours(bridge)) {
 		xn_err("%s/%s belongs to a bridge named %s in another network "
 		       "namespace",
@@ -1185,6 +1187,8 @@ int xn_stats(const struct xn_opts *o)
 			return XN_OK;
 		}
 	}
+	if (xn_pinned(o->bridge) >= XN_PINNED_OTHER_NS)
+		return xn_pinned_refuse(o->bridge, xn_pinned(o->bridge));
 	if (!xn_stats_pins_ours(o->bridge)) {
 		xn_err("%s/%s belongs to a bridge named %s in another network "
 		       "namespace",

@@ -23,7 +23,7 @@
  * 10. its port not carried (slot hint, see below): NOT_ATTACHED; not FWD:
  *     STATE; locked, or both isolated: ISOLATED
  * 11. VLAN filtering: egress no member, or tagging differs: VLAN
- * 12. TC: longer than the egress MTU + 18: MTU; else TC_REDIRECT.
+ * 12. TC: longer than the egress MTU + 14: MTU; else TC_REDIRECT.
  *     XDP: egress no XDP target: DEFER_TARGET; longer than the egress
  *     device's MTU + 14 or than XDPNET_XDP_MAX_FRAME: DEFER_SIZE; the L4
  *     checksum not provably right: DEFER_PROTO / DEFER_CSUM; else
@@ -342,7 +342,7 @@ static int decide(struct xm_state *m, struct frame *fr, struct xm_verdict *v)
 	}
 	v->out_slot = slot;
 	if (!fr->xdp)
-		return fr->len > out->mtu + 18 ? XDPNET_C_PASS_MTU
+		return fr->len > out->mtu + 14 ? XDPNET_C_PASS_MTU
 					       : XDPNET_C_TC_REDIRECT;
 	if (!(out->flags & XDPNET_PORT_XDP_TARGET))
 		return XDPNET_C_XDP_DEFER_TARGET;

@@ -200,7 +200,7 @@ void test_gso(void)
 	       3000, 1400, mtu);
 	expect("GSO, segments of 1400 bytes into MTU 9000: bypassed", M_B, 3000,
 	       1400, fwd);
-	expect("not GSO, MTU + 18 bytes: bypassed", M_C, 1298, 0, fwd);
-	expect("not GSO, MTU + 19 bytes: to the bridge", M_C, 1299, 0, mtu);
+	expect("not GSO, MTU + 14 bytes: bypassed", M_C, 1294, 0, fwd);
+	expect("not GSO, MTU + 15 bytes: to the bridge", M_C, 1295, 0, mtu);
 	tap_close();
 }
