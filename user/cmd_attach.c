@@ -225,8 +225,15 @@ int xn_attach(const struct xn_opts *o)
 	if (o->follow)
 		return xn_follow_run(br.name, &br);
 	if (ld.no_follow) {
-		if (xn_follower_stop(br.name))
+		pid_t pid;
+
+		/* --no-follow given now stops a follower; kept from an earlier
+		 * attach (a plain attach, the libvirt hook's), it leaves one
+		 * the operator started since ('xdpnet follow') alone. */
+		if (o->no_follow && xn_follower_stop(br.name))
 			return XN_ERR;
+		if (!o->no_follow && xn_follower_alive(br.name, &pid))
+			return XN_OK;
 		xn_info("xdpnet: no follower (--no-follow): bridge changes only "
 			"user space sees are not followed until 'xdpnet attach "
 			"%s'",
