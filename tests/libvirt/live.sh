@@ -18,8 +18,9 @@
 # xnlvbr0 before the domain exists. Then, LIVE_CYCLES times each:
 #   hook only (no follower): virsh create; the domain's taps must be
 #	bypassed when virsh returns (xdpnet status lists them), and the
-#	hook's attach must have finished within 100 ms of the kernel
-#	enslaving the tap (ip monitor) -- it runs at "start", before QEMU;
+#	hook's attach must have finished before QEMU started (it runs at
+#	"start"); the time from the kernel enslaving the tap (ip monitor) to
+#	the attach done is printed;
 #   with a follower: virsh destroy; the taps must leave xdpnet's port
 #	list within 1 s (without one, what the list shows is printed);
 # and once: libvirtd restarts while the domain runs; its "reconnect" hook
@@ -174,8 +175,11 @@ cycle() {
 		echo "# $kind $n: tap enslaved -> hook's attach done: $((done_ms - tap_ms)) ms;" \
 			"attach done -> QEMU started: $((${started_ms:-done_ms} - done_ms)) ms;" \
 			"attach took $(sed -n 's/.* start (taps .*: ok in \([0-9]*\) ms.*/\1/p' "$T/log" | head -n 1) ms"
-		check "$kind $n: bypassed within 100 ms of the tap joining $BR" \
-			test $((done_ms - tap_ms)) -le 100
+		# Order, not speed (the figures above are printed, not
+		# judged): the hook's attach is done before QEMU runs, so the
+		# guest sends nothing the bypass has not seen.
+		check "$kind $n: the hook's attach was done before QEMU started" \
+			test -n "$started_ms" -a "$done_ms" -le "${started_ms:-0}"
 	else
 		nok "$kind $n: timestamps (ip monitor '$tap_ms', hook log '$done_ms')"
 		sed 's/^/#   log: /' "$T/log"
