@@ -91,7 +91,6 @@ class NetnsTopo:
         # attach --bypass-filters: only when asked (the report says so);
         # the realistic host's rules never match VM-to-VM frames.
         self.bypass_filters = bypass_filters
-        self.no_follow = None  # does this xdpnet have attach --no-follow?
         # "iptables" (Debian 12: the nf_tables backend) or
         # "iptables-legacy".
         self.iptables = iptables
@@ -393,16 +392,13 @@ class NetnsTopo:
         time.sleep(0.2)
 
     def attach_argv(self, mode):
-        """xdpnet attach's arguments. --no-follow where xdpnet has it: the
-        topology holds still during a run, and a follower started from
-        inside a namespace (a daemon, or a systemd unit in the host's
-        namespace) would only add a process to measure around."""
+        """xdpnet attach's arguments: as a user runs it, with its follower
+        (idle while nothing changes). The topology does not quite hold
+        still: the generator's tap has no carrier until xnb_pktgen opens
+        it, and a port without carrier is held on the bridge until the
+        follower sees it come up (with --no-follow it stayed held, and
+        fwd64_tap never took the bypass)."""
         argv = ["attach", BR, "--mode", mode]
-        if self.no_follow is None:
-            text = run([self.xdpnet, "help"], check=False).stdout
-            self.no_follow = "--no-follow" in text
-        if self.no_follow:
-            argv.append("--no-follow")
         if self.bypass_filters:
             argv.append("--bypass-filters")
         return argv
