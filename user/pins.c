@@ -189,17 +189,39 @@ static int pin_is_ours(const char *name)
 	return 0;
 }
 
-static char foreign_name[256];
+/* Without a meta: XN_PINNED_NONE (nothing), _HALF (only names of ours)
+ * or _FOREIGN (*foreign, when given, names the first stranger). */
+static enum xn_pinned pins_scan(const char *bridge, char *foreign, size_t n)
+{
+	enum xn_pinned p = XN_PINNED_NONE;
+	struct dirent *de;
+	char dir[256];
+	DIR *d;
+
+	if (xn_pin_path(dir, sizeof(dir), bridge, NULL))
+		return p;
+	d = opendir(dir);
+	if (!d)
+		return p;
+	while ((de = readdir(d)) && p != XN_PINNED_FOREIGN) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		p = XN_PINNED_HALF;
+		if (!pin_is_ours(de->d_name)) {
+			p = XN_PINNED_FOREIGN;
+			if (foreign)
+				snprintf(foreign, n, "%s", de->d_name);
+		}
+	}
+	closedir(d);
+	return p;
+}
 
 enum xn_pinned xn_pinned(const char *bridge)
 {
 	struct xdpnet_meta m;
-	struct dirent *de;
-	enum xn_pinned p;
-	char dir[256];
 	__u32 abi;
-	int err, any = 0;
-	DIR *d;
+	int err;
 
 	err = meta_read(bridge, &m, &abi);
 	if (!err)
@@ -208,54 +230,37 @@ enum xn_pinned xn_pinned(const char *bridge)
 			       : XN_PINNED_OURS;
 	if (err == -EPROTO)
 		return XN_PINNED_LAYOUT;
-	if (xn_pin_path(dir, sizeof(dir), bridge, NULL))
-		return XN_PINNED_NONE;
-	d = opendir(dir);
-	if (!d)
-		return XN_PINNED_NONE;
-	p = XN_PINNED_NONE;
-	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		any = 1;
-		if (!pin_is_ours(de->d_name)) {
-			snprintf(foreign_name, sizeof(foreign_name), "%s",
-				 de->d_name);
-			p = XN_PINNED_FOREIGN;
-			break;
-		}
-	}
-	closedir(d);
-	return p == XN_PINNED_FOREIGN ? p : any ? XN_PINNED_HALF : p;
+	return pins_scan(bridge, NULL, 0);
 }
 
 int xn_pinned_refuse(const char *bridge, enum xn_pinned p)
 {
-	char dir[256];
-	__u32 abi = 0;
+	char dir[256], foreign[256] = "?";
 	struct xdpnet_meta m;
+	__u32 abi = 0;
 
 	xn_pin_path(dir, sizeof(dir), bridge, NULL);
-	if (p == XN_PINNED_OTHER_NS)
+	if (p == XN_PINNED_OTHER_NS) {
 		xn_err("%s belongs to a bridge named %s in another network "
 		       "namespace; use it from there",
 		       dir, bridge);
-	else if (p == XN_PINNED_LAYOUT) {
+	} else if (p == XN_PINNED_LAYOUT) {
 		meta_read(bridge, &m, &abi);
 		xn_err("%s holds state of another xdpnet version (layout %u, "
 		       "this one reads %u); run 'xdpnet detach %s', then "
 		       "attach again",
 		       dir, abi, XDPNET_ABI, bridge);
-	} else
+	} else {
+		pins_scan(bridge, foreign, sizeof(foreign));
 		xn_err("%s holds pins xdpnet does not make (%s): remove "
 		       "them, or give the bridge another name",
-		       dir, foreign_name);
+		       dir, foreign);
+	}
 	return XN_ERR;
 }
 
 int xn_state_open(struct xn_state *s, const char *bridge)
 {
-	char dir[256];
 	__u32 abi;
 	int i, err;
 
@@ -263,14 +268,8 @@ int xn_state_open(struct xn_state *s, const char *bridge)
 	err = meta_read(bridge, &s->meta, &abi);
 	if (err == -ENOENT)
 		return XN_ENOTATTACHED;
-	if (err == -EPROTO) {
-		xn_pin_path(dir, sizeof(dir), bridge, NULL);
-		xn_err("%s holds state of another xdpnet version (layout %u, "
-		       "this one reads %u); run 'xdpnet detach %s', then "
-		       "attach again",
-		       dir, abi, XDPNET_ABI, bridge);
-		return XN_ERR;
-	}
+	if (err == -EPROTO)
+		return xn_pinned_refuse(bridge, XN_PINNED_LAYOUT);
 	if (s->meta.netns_ino && s->meta.netns_ino != xn_netns_ino())
 		return XN_ENOTATTACHED;
 	for (i = 0; i < XM_N; i++) {
@@ -586,14 +585,8 @@ int xn_state_load(struct xn_state *s, struct xn_load *l)
 	int err;
 
 	l->fresh = meta_read(s->bridge, &old, &abi) == -ENOENT;
-	if (!l->fresh && abi) {
-		xn_pin_path(dir, sizeof(dir), s->bridge, NULL);
-		xn_err("%s holds state of another xdpnet version (layout %u, "
-		       "this one reads %u); run 'xdpnet detach %s', then "
-		       "attach again",
-		       dir, abi, XDPNET_ABI, s->bridge);
-		return XN_ERR;
-	}
+	if (!l->fresh && abi)
+		return xn_pinned_refuse(s->bridge, XN_PINNED_LAYOUT);
 	if (xn_pin_path(dir, sizeof(dir), s->bridge, NULL) ||
 	    (mkdir(XDPNET_PIN_ROOT, 0700) && errno != EEXIST) ||
 	    (mkdir(dir, 0700) && errno != EEXIST)) {
