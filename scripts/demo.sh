@@ -18,6 +18,7 @@ PIDS=()
 cleanup() {
 	set +e
 	[ -d /sys/fs/bpf/xdpnet/$BR ] && $NSX $XDPNET detach $BR >/dev/null
+	rm -f /run/xdpnet/$BR.lock /run/xdpnet/$BR.follow /run/xdpnet/$BR.log
 	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
 	wait 2>/dev/null
 	for n in $SW $P-v1 $P-v2 $P-v3 $P-t1 $P-t2; do

@@ -151,6 +151,12 @@ class NetnsTopo:
             # Our rules in our namespace; gone with it anyway.
             run(netns(SW, [self.iptables + "-restore"]), check=False,
                 input_text=hostrules.empty())
+        # xdpnet's run files of our bridge (lock, follower lock, log).
+        for ext in ("lock", "follow", "pid", "log"):
+            try:
+                os.unlink("/run/xdpnet/%s.%s" % (BR, ext))
+            except OSError:
+                pass
         self.stop_minimal()
         if self.stats_proc:
             self.procs.stop(self.stats_proc)

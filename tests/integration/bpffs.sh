@@ -206,6 +206,7 @@ for m in pid1-unreadable pid1-readable; do
 	fi
 done
 check "the host's /sys/fs/bpf ($host_before) untouched, no $PIN there" host_untouched
+runfiles_rm "$BR"
 cleanup
 summary
 [ "$T_FAIL" = 0 ]

@@ -184,6 +184,10 @@ xn_bg() {
 	BG=$!
 }
 
+# runfiles_rm BRIDGE: xdpnet's run files of a test's own bridge (its lock,
+# follower lock and log), once nothing of xdpnet runs for it.
+runfiles_rm() { rm -f "/run/xdpnet/$1".{lock,follow,pid,log}; }
+
 # Remove everything: started processes, namespaces, our pins.
 CLEANED=0
 cleanup() {
@@ -217,7 +221,7 @@ cleanup() {
 	# test's logs).
 	if [ "$HAVE_LOCK" = 1 ]; then
 		cp "/run/xdpnet/$BR.log" "$LOGDIR/follower-$BR.log" 2>/dev/null
-		rm -f "/run/xdpnet/$BR".{lock,follow,pid,log}
+		runfiles_rm "$BR"
 	fi
 	[ "$HAVE_LOCK" = 1 ] && [ "$(cat "$LOCK" 2>/dev/null)" = $$ ] && rm -f "$LOCK"
 	if [ "${KEEP_LOGS:-0}" = 1 ] || [ "$T_FAIL" -gt 0 ]; then

@@ -71,6 +71,7 @@ stats_cleanup() {
 	if [ -e "$PIN" ] && [ -e "/run/netns/$SW" ]; then xn detach "$BR" >/dev/null 2>&1; fi
 	[ -e "$PIN" ] && { echo "# cleanup: removing $PIN"; rm -rf "$PIN"; }
 	rmdir /sys/fs/bpf/xdpnet 2>/dev/null
+	runfiles_rm "$BR"
 	cleanup
 }
 trap stats_cleanup EXIT

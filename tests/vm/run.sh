@@ -159,6 +159,7 @@ cleanup() {
 	if [ -e "$PIN" ] && [ -e /run/netns/$SW ] && [ -x "$XDPNET" ]; then
 		xn detach $BR >/dev/null 2>&1
 	fi
+	rm -f /run/xdpnet/$BR.lock /run/xdpnet/$BR.follow /run/xdpnet/$BR.log
 	ip netns del $SW 2>/dev/null
 	if [ -e "$PIN" ]; then
 		note "cleanup: $PIN was left behind; removing it"
