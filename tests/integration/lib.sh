@@ -184,6 +184,24 @@ xn_bg() {
 	BG=$!
 }
 
+# traps_install: cleanup on exit; on SIGINT/SIGTERM, a failure on the
+# original stdout/stderr (fds 3 and 4), cleanup, the summary, exit 130.
+on_signal() {
+	exec 1>&3 2>&4
+	echo "# interrupted by SIG$1"
+	T_FAIL=$((T_FAIL + 1))
+	FAILED+=("interrupted by SIG$1")
+	cleanup
+	summary
+	exit 130
+}
+traps_install() {
+	exec 3>&1 4>&2
+	trap cleanup EXIT
+	trap 'on_signal INT' INT
+	trap 'on_signal TERM' TERM
+}
+
 # runfiles_rm BRIDGE: xdpnet's run files of a test's own bridge (its lock,
 # follower lock and log), once nothing of xdpnet runs for it.
 runfiles_rm() { rm -f "/run/xdpnet/$1".{lock,follow,pid,log}; }

@@ -65,19 +65,7 @@ if [ "$QUICK" = 1 ]; then BIG=$((4 * MB)); CELL=$((2 * MB)); MID=$((60 * MB)); M
 
 # A signal's trap runs inside whatever check was running, with its output
 # going to that check's log: restore the real stdout/stderr first.
-exec 3>&1 4>&2
-on_signal() {
-	exec 1>&3 2>&4
-	echo "# interrupted by SIG$1"
-	T_FAIL=$((T_FAIL + 1))
-	FAILED+=("interrupted by SIG$1")
-	cleanup
-	summary
-	exit 130
-}
-trap cleanup EXIT
-trap 'on_signal INT' INT
-trap 'on_signal TERM' TERM
+traps_install
 
 START=$(date +%s)
 section() { echo "# --- $* ($(($(date +%s) - START)) s)"; }

@@ -91,19 +91,7 @@ fi
 AFTER_FOLLOW=$(echo "$AFTER_VARIANTS" | tr ' ' '\n' | grep -v /nf | tr '\n' ' ')
 N=20 # frames per direction and check
 
-exec 3>&1 4>&2
-on_signal() {
-	exec 1>&3 2>&4
-	echo "# interrupted by SIG$1"
-	T_FAIL=$((T_FAIL + 1))
-	FAILED+=("interrupted by SIG$1")
-	cleanup
-	summary
-	exit 130
-}
-trap cleanup EXIT
-trap 'on_signal INT' INT
-trap 'on_signal TERM' TERM
+traps_install
 
 START=$(date +%s)
 elapsed() { echo $(($(date +%s) - START)); }
