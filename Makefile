@@ -34,13 +34,11 @@ BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUT)/%.bpf.o,$(BPF_SRCS))
 SKELS := $(patsubst bpf/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))
 
-LIB_SRCS := user/util.c user/nl.c user/format.c user/cli.c user/lock.c \
-	user/json.c user/filters.c user/filters_model.c user/filters_ipt.c \
-	user/filters_nft.c user/filters_live.c user/filters_print.c \
-	user/pins.c user/hooks.c user/reconcile.c user/policy.c \
-	user/follower.c user/daemon.c user/cmd_attach.c user/cmd_detach.c \
-	user/cmd_status.c user/cmd_fdb.c user/stats.c user/latency.c \
-	user/exporter.c
+# user/: layers as folders (README.md, "Layout"); scripts/check-layers
+# keeps their includes pointing one way.
+USER_DIRS := lib filters core out cmd
+LIB_SRCS := $(foreach d,$(USER_DIRS),$(sort $(wildcard user/$(d)/*.c)))
+USER_HDRS := $(foreach d,$(USER_DIRS),$(wildcard user/$(d)/*.h))
 LIB_OBJS := $(patsubst user/%.c,$(OUT)/%.o,$(LIB_SRCS))
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(wildcard tests/unit/test_*.c))
@@ -82,8 +80,9 @@ $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 	@echo "  SKEL     $@"
 	@$(BPFTOOL) gen skeleton $< > $@
 
-$(OUT)/%.o: user/%.c user/*.h include/xdpnet.h $(SKELS) | $(OUT)
+$(OUT)/%.o: user/%.c $(USER_HDRS) include/xdpnet.h $(SKELS) | $(OUT)
 	@echo "  CC       $@"
+	@mkdir -p $(@D)
 	@$(CC) $(CFLAGS) -c $< -o $@
 
 $(OUT)/xdpnet: $(OUT)/main.o $(LIB_OBJS)
@@ -240,7 +239,8 @@ check-libvirt: all
 	else echo "tests/libvirt/live.sh skipped (CHECK_VM=0)"; fi
 
 format:
-	clang-format -i bpf/*.c bpf/*.h user/*.c user/*.h include/*.h \
+	clang-format -i bpf/*.c bpf/*.h user/*.c $(LIB_SRCS) $(USER_HDRS) \
+		include/*.h \
 		tests/unit/*.c tests/bpf/*.c tests/bpf/*.h \
 		tests/bpf/prog_tests/*.c tests/tools/*.c tests/tools/*.h
 

@@ -2,12 +2,12 @@
 /* xdpnet: bypass a Linux bridge between the VMs on it. See xdpnet(8). */
 #include <stdio.h>
 #include "xdpnet.h"
-#include "util.h"
-#include "cli.h"
-#include "cmd.h"
-#include "stats.h"
-#include "latency.h"
-#include "exporter.h"
+#include "lib/util.h"
+#include "cmd/cli.h"
+#include "cmd/cmd.h"
+#include "core/stats.h"
+#include "core/latency.h"
+#include "cmd/exporter.h"
 
 int main(int argc, char **argv)
 {

@@ -18,8 +18,8 @@
 #include <net/if.h>
 
 #include "harness.h"
-#include "nl.h"
-#include "util.h"
+#include "lib/nl.h"
+#include "lib/util.h"
 
 #define BR_STATE_FORWARDING 3
 

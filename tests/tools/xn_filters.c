@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "filters.h"
+#include "filters/filters.h"
 
 static char *slurp(const char *path)
 {

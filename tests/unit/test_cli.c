@@ -14,8 +14,8 @@
 #include <string.h>
 #include <cmocka.h>
 #include "xdpnet.h"
-#include "util.h"
-#include "cli.h"
+#include "lib/util.h"
+#include "cmd/cli.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_ARGS 8

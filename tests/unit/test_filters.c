@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "filters.h"
-#include "json.h"
+#include "filters/filters.h"
+#include "lib/json_reader.h"
 
 static const char *samples(void)
 {

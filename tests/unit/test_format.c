@@ -15,7 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "xdpnet.h"
-#include "format.h"
+#include "out/format.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -55,7 +55,7 @@
 #include <linux/neighbour.h>
 #include <linux/rtnetlink.h>
 #include <cmocka.h>
-#include "nl.h"
+#include "lib/nl.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

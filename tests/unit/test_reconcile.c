@@ -14,8 +14,8 @@
 #include <net/if.h>
 #include <cmocka.h>
 #include "xdpnet.h"
-#include "util.h"
-#include "reconcile.h"
+#include "lib/util.h"
+#include "core/reconcile.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #ifndef IFF_LOWER_UP

@@ -26,12 +26,12 @@
 #include <netlink/msg.h>
 #include <netlink/attr.h>
 #include "xdpnet.h"
-#include "util.h"
-#include "cli.h"
-#include "nl.h"
-#include "format.h"
-#include "stats.h"
-#include "exporter.h"
+#include "lib/util.h"
+#include "cmd/cli.h"
+#include "lib/nl.h"
+#include "out/format.h"
+#include "core/stats.h"
+#include "cmd/exporter.h"
 #include "jsonv.h"
 #include "promlint.h"
 

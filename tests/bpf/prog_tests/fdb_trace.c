@@ -27,7 +27,7 @@
 #include <bpf/bpf.h>
 
 #include "harness.h"
-#include "nl.h"
+#include "lib/nl.h"
 
 static const struct xt_topology empty;
 static void run_all(void);

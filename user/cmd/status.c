@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* xdpnet status [BRIDGE]: what the datapath carries, and whether a
+ * follower keeps it in step with the bridge. */
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "xdpnet.h"
+#include "lib/util.h"
+#include "out/format.h"
+#include "core/pins.h"
+#include "core/lock.h"
+#include "core/hooks.h"
+#include "cmd/cmd.h"
+
+#define MAX_BRIDGES 64
+
+static int count_keys(int fd)
+{
+	struct xdpnet_fdb_key k, nk;
+	int n = 0, err;
+
+	for (err = bpf_map_get_next_key(fd, NULL, &k); !err;
+	     err = bpf_map_get_next_key(fd, &k, &nk), k = nk)
+		n++;
+	return n;
+}
+
+static void fdb_events(const struct xn_state *st, __u64 *out, int ncpu)
+{
+	__u64 *v = calloc(ncpu, sizeof(*v));
+	__u32 k;
+	int c;
+
+	for (k = 0; v && k < XDPNET_FE_MAX; k++)
+		if (!bpf_map_lookup_elem(st->fd[XM_FDB_EV], &k, v))
+			for (c = 0; c < ncpu; c++)
+				out[k] += v[c];
+	free(v);
+}
+
+static int status_one(const char *bridge, struct xn_bridge_status *s, int quiet)
+{
+	int ncpu = libbpf_num_possible_cpus(), n = 0, err;
+	struct xdpnet_stats *pc;
+	struct xn_state st;
+	struct xn_link l;
+	__u32 slot;
+	pid_t pid;
+
+	memset(s, 0, sizeof(*s));
+	if (ncpu < 0)
+		return XN_ERR;
+	xn_set_quiet(quiet);
+	err = xn_state_open(&st, bridge);
+	xn_set_quiet(0);
+	if (err)
+		return err;
+	snprintf(s->name, sizeof(s->name), "%s", bridge);
+	s->meta = st.meta;
+	xn_cfg_read(&st, &s->cfg);
+	s->fdb_entries = count_keys(st.fd[XM_FDB]);
+	s->fdb_static = count_keys(st.fd[XM_FDB_STATIC]);
+	fdb_events(&st, s->fdb_ev, ncpu);
+	s->note_set = !xn_pin_exists(bridge, "trace_redirect_err");
+	s->gone = xn_get_link_by_index(st.meta.bridge_ifindex, &l) ||
+		  strcmp(l.name, bridge);
+	s->follower = xn_follower_alive(bridge, &pid);
+	s->follower_pid = pid;
+	pc = calloc(ncpu, sizeof(*pc));
+	s->ports = calloc(XDPNET_MAX_PORTS, sizeof(*s->ports));
+	if (!pc || !s->ports) {
+		free(pc);
+		xn_state_close(&st);
+		return XN_ERR;
+	}
+	for (slot = 1; slot < XDPNET_MAX_PORTS; slot++) {
+		struct xn_port_row *p = &s->ports[n];
+		char leaf[32];
+
+		if (bpf_map_lookup_elem(st.fd[XM_PORTS], &slot, &p->port) ||
+		    !p->port.ifindex)
+			continue;
+		if (!if_indextoname(p->port.ifindex, p->name))
+			snprintf(p->name, sizeof(p->name), "(gone)");
+		snprintf(leaf, sizeof(leaf), "tc_%u", p->port.ifindex);
+		p->tc_prog_id = p->port.hook == XDPNET_HOOK_CLSACT
+					? xn_prog_id(st.prog_tc)
+					: xn_link_prog_id(bridge, leaf);
+		snprintf(leaf, sizeof(leaf), "xdp_%u", p->port.ifindex);
+		p->xdp_prog_id = xn_link_prog_id(bridge, leaf);
+		if (!bpf_map_lookup_elem(st.fd[XM_STATS], &slot, pc))
+			xn_sum_stats(pc, ncpu, &p->st);
+		n++;
+	}
+	s->nports = n;
+	free(pc);
+	xn_state_close(&st);
+	return 0;
+}
+
+static int cmp_port(const void *a, const void *b)
+{
+	return strcmp(((const struct xn_port_row *)a)->name,
+		      ((const struct xn_port_row *)b)->name);
+}
+
+int xn_status(const struct xn_opts *o)
+{
+	struct xn_bridge_status *s;
+	int n = 0, i, err = xn_cmd_prepare();
+	struct dirent *de;
+	DIR *d;
+
+	if (err)
+		return err;
+	s = calloc(MAX_BRIDGES, sizeof(*s));
+	if (!s)
+		return XN_ERR;
+	if (o->bridge) {
+		err = status_one(o->bridge, &s[0], 0);
+		if (err == XN_ENOTATTACHED)
+			xn_err("xdpnet is not attached to %s (try 'xdpnet "
+			       "attach %s')",
+			       o->bridge, o->bridge);
+		n = !err;
+	} else if ((d = opendir(XDPNET_PIN_ROOT))) {
+		/* Other namespaces' bridges and other versions' state are
+		 * not ours to show. */
+		while ((de = readdir(d)) && n < MAX_BRIDGES)
+			if (de->d_name[0] != '.' &&
+			    !status_one(de->d_name, &s[n], 1))
+				n++;
+		closedir(d);
+	}
+	for (i = 0; i < n; i++)
+		qsort(s[i].ports, s[i].nports, sizeof(*s[i].ports), cmp_port);
+	if (!err) {
+		if (!n && !o->json)
+			printf("xdpnet is not attached to any bridge\n");
+		else
+			xn_print_status(stdout, s, n, o->json);
+	}
+	for (i = 0; i < n; i++)
+		free(s[i].ports);
+	free(s);
+	return err;
+}

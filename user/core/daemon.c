@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Starting and stopping the follower. Where systemd runs (and manages
+ * this network namespace) and the unit xdpnet@.service is installed, the
+ * follower is that unit's instance for the bridge (Restart=always brings
+ * it back after a crash); elsewhere attach forks it as a daemon, logging
+ * to /run/xdpnet/BRIDGE.log, and the next attach restarts it if it died.
+ * XDPNET_FOLLOWER=daemon|systemd overrides the choice.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "lib/util.h"
+#include "core/lock.h"
+#include "core/follower.h"
+
+#define UNIT "xdpnet@.service"
+
+static const char *const unit_dirs[] = {
+	"/etc/systemd/system",		 "/run/systemd/system",
+	"/usr/local/lib/systemd/system", "/lib/systemd/system",
+	"/usr/lib/systemd/system",
+};
+
+static int same_netns_as_init(void)
+{
+	struct stat a, b;
+
+	/* PID 1's namespace may be unreadable: then we cannot tell, and a
+	 * unit started in another namespace would follow nothing. */
+	return !stat("/proc/self/ns/net", &a) && !stat("/proc/1/ns/net", &b) &&
+	       a.st_ino == b.st_ino && a.st_dev == b.st_dev;
+}
+
+static int use_systemd(void)
+{
+	const char *env = getenv("XDPNET_FOLLOWER");
+	char path[256];
+	unsigned int i;
+
+	if (env && !strcmp(env, "daemon"))
+		return 0;
+	if (env && !strcmp(env, "systemd"))
+		return 1;
+	if (access("/run/systemd/system", F_OK) || !same_netns_as_init())
+		return 0;
+	for (i = 0; i < sizeof(unit_dirs) / sizeof(unit_dirs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", unit_dirs[i], UNIT);
+		if (!access(path, F_OK))
+			return 1;
+	}
+	return 0;
+}
+
+/* Run argv, wait for it: its exit status, or -1. */
+static int run(char *const argv[])
+{
+	int st;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		int nul = open("/dev/null", O_RDWR);
+
+		if (nul >= 0) {
+			dup2(nul, 0);
+			dup2(nul, 1);
+		}
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &st, 0) < 0)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void unit_name(char *buf, size_t len, const char *bridge)
+{
+	/* systemd-escape: '-' and anything unusual become \xNN. */
+	size_t o = snprintf(buf, len, "xdpnet@");
+	const char *c;
+
+	for (c = bridge; *c && o + 5 < len; c++) {
+		if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		    (*c >= '0' && *c <= '9') || *c == '_' ||
+		    (*c == '.' && c != bridge))
+			buf[o++] = *c;
+		else
+			o += snprintf(buf + o, len - o, "\\x%02x",
+				      (unsigned char)*c);
+	}
+	snprintf(buf + o, len - o, ".service");
+}
+
+static int wait_alive(const char *bridge, pid_t child, int secs)
+{
+	struct timespec d = { 0, 10 * 1000 * 1000 };
+	pid_t pid;
+	int i, st;
+
+	for (i = 0; i < secs * 100; i++) {
+		if (xn_follower_alive(bridge, &pid))
+			return 0;
+		if (child > 0 && waitpid(child, &st, WNOHANG) == child)
+			return WIFEXITED(st) && WEXITSTATUS(st)
+				       ? WEXITSTATUS(st)
+				       : XN_ERR;
+		nanosleep(&d, NULL);
+	}
+	return XN_ERR;
+}
+
+static int start_daemon(const char *bridge)
+{
+	char log[256], verbose[8] = "-v";
+	pid_t pid;
+	int err;
+
+	if (xn_run_path(log, sizeof(log), bridge, "log"))
+		return XN_ERR;
+	pid = fork();
+	if (pid < 0)
+		return XN_ERR;
+	if (!pid) {
+		char *argv[] = { "xdpnet", "follow", (char *)bridge,
+				 xn_verbose ? verbose : NULL, NULL };
+		int nul = open("/dev/null", O_RDONLY), out;
+
+		setsid();
+		out = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+		if (nul >= 0)
+			dup2(nul, 0);
+		if (out >= 0) {
+			dup2(out, 1);
+			dup2(out, 2);
+		}
+		/* Nothing of the caller's (pipes of a test harness, say)
+		 * may stay open in the daemon. */
+		for (out = 3; out < 1024; out++)
+			close(out);
+		/* A second fork: the daemon is nobody's child. */
+		if (fork())
+			_exit(0);
+		execv("/proc/self/exe", argv);
+		_exit(127);
+	}
+	err = waitpid(pid, NULL, 0) < 0 ? XN_ERR : 0;
+	if (!err)
+		err = wait_alive(bridge, -1, 5);
+	if (err)
+		xn_err("the follower did not start; see %s", log);
+	return err;
+}
+
+int xn_follower_start(const char *bridge, const char **how)
+{
+	char unit[128];
+	pid_t pid;
+
+	if (xn_follower_alive(bridge, &pid)) {
+		*how = "running";
+		return 0;
+	}
+	if (!use_systemd()) {
+		*how = "daemon";
+		return start_daemon(bridge);
+	}
+	*how = "systemd";
+	unit_name(unit, sizeof(unit), bridge);
+	{
+		/* --no-block: the unit is ordered after libvirtd, whose
+		 * hooks run attach while it starts. */
+		char *argv[] = { "systemctl", "start", "--no-block", unit,
+				 NULL };
+
+		if (run(argv)) {
+			xn_err("'systemctl start %s' failed; see 'journalctl "
+			       "-u %s'",
+			       unit, unit);
+			return XN_ERR;
+		}
+	}
+	return 0;
+}
+
+/* Is pid our follower for bridge? (A pid file may outlive its process.) */
+static int is_follower(pid_t pid, const char *bridge)
+{
+	char path[64], buf[256];
+	size_t n, i;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	for (i = 0; i < n; i++)
+		if (!buf[i])
+			buf[i] = ' ';
+	buf[n] = 0;
+	return strstr(buf, " follow ") && strstr(buf, bridge);
+}
+
+int xn_follower_stop(const char *bridge)
+{
+	char unit[128];
+	pid_t pid;
+	int i;
+
+	if (!xn_follower_alive(bridge, &pid))
+		return 0;
+	unit_name(unit, sizeof(unit), bridge);
+	if (access("/run/systemd/system", F_OK) == 0) {
+		char *argv[] = { "systemctl", "stop", unit, NULL };
+		char *q[] = { "systemctl", "is-active", "--quiet", unit, NULL };
+
+		if (!run(q))
+			run(argv);
+	}
+	for (i = 0; i < 500 && xn_follower_alive(bridge, &pid); i++) {
+		if (i == 0 && pid > 0 && is_follower(pid, bridge))
+			kill(pid, SIGTERM);
+		if (i == 300 && pid > 0 && is_follower(pid, bridge))
+			kill(pid, SIGKILL);
+		usleep(10000);
+	}
+	if (xn_follower_alive(bridge, &pid)) {
+		xn_err("the follower of %s (pid %d) does not stop", bridge,
+		       (int)pid);
+		return XN_ERR;
+	}
+	return 0;
+}

@@ -1,0 +1,469 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * xdpnet follow BRIDGE: keep the datapath in step with the bridge.
+ *
+ * Subscribes to the kernel's link, neighbour (the bridge FDB) and bridge
+ * VLAN notifications, and applies each change as a delta: the link that
+ * changed is read again and reconciled alone, an FDB entry is copied or
+ * dropped alone. Only when the kernel says it dropped notifications
+ * (ENOBUFS), the bridge's own settings change, or as a backstop every
+ * XN_BACKSTOP_S seconds, does it reconcile everything. On start it
+ * reconciles everything from the pinned state and the kernel (which
+ * finishes whatever a killed predecessor left half-done), and takes over
+ * the datapath from another build (an upgrade). When the bridge is
+ * deleted it removes every hook and pin, and exits.
+ *
+ * The host's filters (user/policy.c) are read again whenever nftables
+ * changes (iptables-nft and ebtables-nft included: NFNLGRP_NFTABLES),
+ * before a port joins the datapath (libvirt instantiates a VM's nwfilter
+ * around the time its tap joins the bridge), on SIGHUP and with the
+ * backstop; legacy iptables changes raise no event and are seen by the
+ * backstop.
+ *
+ * Logs one line per change on stdout, line-buffered (journald or the log
+ * file sees each line as it happens).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <linux/if_bridge.h>
+#include <linux/netlink.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <linux/rtnetlink.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "lib/util.h"
+#include "lib/nl.h"
+#include "core/pins.h"
+#include "core/lock.h"
+#include "core/reconcile.h"
+#include "core/policy.h"
+#include "core/follower.h"
+
+#define XN_BACKSTOP_S 30
+#define XN_MAX_BATCH 256
+
+static volatile sig_atomic_t stop_sig, hup_sig;
+
+static void on_signal(int sig)
+{
+	if (sig == SIGHUP)
+		hup_sig = 1;
+	else
+		stop_sig = sig;
+}
+
+struct batch {
+	__u32 bridge;
+	int port_idx; /* the datapath's ifindex -> slot map */
+	int newcomer; /* a port of the bridge not carried yet */
+	int full;     /* reconcile everything */
+	int gone;     /* the bridge was deleted */
+	int n;	      /* links to reconcile */
+	__u32 link[XN_MAX_BATCH];
+	int nfdb;
+	int fdb_budget; /* entries the in-kernel mirror missed: ask for */
+	struct {
+		struct xn_fdb_entry e;
+		int deleted;
+	} fdb[XN_MAX_BATCH];
+};
+
+static void batch_link(struct batch *b, __u32 ifindex)
+{
+	int i;
+
+	for (i = 0; i < b->n; i++)
+		if (b->link[i] == ifindex)
+			return;
+	if (b->n == XN_MAX_BATCH)
+		b->full = 1;
+	else
+		b->link[b->n++] = ifindex;
+}
+
+static int on_event(const struct nlmsghdr *nlh, void *arg)
+{
+	struct batch *b = arg;
+	struct xn_fdb_entry e;
+	struct ifinfomsg *ifi;
+	struct xn_link l;
+
+	switch (nlh->nlmsg_type) {
+	case RTM_NEWLINK:
+	case RTM_DELLINK:
+		if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)))
+			return 0;
+		ifi = NLMSG_DATA(nlh);
+		if ((__u32)ifi->ifi_index == b->bridge) {
+			if (nlh->nlmsg_type == RTM_DELLINK &&
+			    ifi->ifi_family != AF_BRIDGE)
+				b->gone = 1;
+			else
+				b->full = 1; /* the bridge's settings */
+			return 0;
+		}
+		/* A port of ours, one that joins, or one that leaves
+		 * (IFLA_MASTER absent then): re-read it. Cheap to check. */
+		if (nlh->nlmsg_type == RTM_DELLINK ||
+		    (xn_parse_link(nlh, &l) == 0 &&
+		     (l.master == b->bridge || !l.master)) ||
+		    ifi->ifi_family == AF_BRIDGE)
+			batch_link(b, ifi->ifi_index);
+		if (nlh->nlmsg_type == RTM_NEWLINK &&
+		    xn_parse_link(nlh, &l) == 0 && l.master == b->bridge) {
+			__u32 slot;
+
+			if (bpf_map_lookup_elem(b->port_idx, &l.ifindex, &slot))
+				b->newcomer = 1;
+		}
+		return 0;
+	case RTM_NEWNEIGH:
+	case RTM_DELNEIGH:
+		if (xn_parse_fdb(nlh, &e) ||
+		    (e.master != b->bridge && e.ifindex != b->bridge))
+			return 0;
+		if (b->nfdb == XN_MAX_BATCH) {
+			b->full = 1;
+			return 0;
+		}
+		b->fdb[b->nfdb].e = e;
+		b->fdb[b->nfdb++].deleted = nlh->nlmsg_type == RTM_DELNEIGH;
+		return 0;
+	case RTM_NEWVLAN:
+	case RTM_DELVLAN:
+		if (nlh->nlmsg_len >= NLMSG_LENGTH(sizeof(struct br_vlan_msg)))
+			batch_link(b, ((struct br_vlan_msg *)NLMSG_DATA(nlh))
+					      ->ifindex);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static __u64 fdb_full_count(struct xn_state *s)
+{
+	int ncpu = libbpf_num_possible_cpus(), c;
+	__u32 k = XDPNET_FE_FULL;
+	__u64 sum = 0, *v;
+
+	if (ncpu < 0 || !(v = calloc(ncpu, sizeof(*v))))
+		return 0;
+	if (!bpf_map_lookup_elem(s->fd[XM_FDB_EV], &k, v))
+		for (c = 0; c < ncpu; c++)
+			sum += v[c];
+	free(v);
+	return sum;
+}
+
+/* nftables change notifications: an fd to poll, or -1. */
+static int nft_events_open(void)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK,
+				  .nl_groups = 1U << (NFNLGRP_NFTABLES - 1) };
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK,
+			NETLINK_NETFILTER);
+
+	if (fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+static int nft_events_drain(int fd)
+{
+	char buf[8192];
+	int any = 0;
+
+	while (fd >= 0 && recv(fd, buf, sizeof(buf), MSG_DONTWAIT) != -1)
+		any = 1;
+	return any || (fd >= 0 && errno == ENOBUFS);
+}
+
+/* Read the host's filters again; 1 when what they hold changed. */
+static int policy_refresh(struct xn_state *s, const struct xn_link *br,
+			  struct xn_policy *pol)
+{
+	struct xn_policy np;
+
+	if (xn_policy_read(br, s->meta.bypass_filters, &np))
+		return 0;
+	if (!xn_policy_differs(pol, &np)) {
+		xn_policy_free(&np);
+		return 0;
+	}
+	xn_policy_free(pol);
+	*pol = np;
+	xn_info("xdpnet: %s: filters: %s", br->name,
+		xn_policy_summary(pol)[0] ? xn_policy_summary(pol)
+					  : "none apply");
+	return 1;
+}
+
+static double mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void log_sync(const char *bridge, const char *what,
+		     const struct xn_sync *r)
+{
+	if (r->added || r->removed || r->changed)
+		xn_info("xdpnet: %s: %s: +%d -%d ~%d ports (%d carried, %d "
+			"held)",
+			bridge, what, r->added, r->removed, r->changed,
+			r->total, r->held);
+}
+
+/* Is br's ifindex still a bridge? (-ENODEV from a run may come from a
+ * port that vanished under it.) */
+static int bridge_exists(const struct xn_link *br)
+{
+	struct xn_link now;
+
+	return !xn_get_link_by_index(br->ifindex, &now) &&
+	       !strcmp(now.kind, "bridge");
+}
+
+/* Apply one batch of notifications, under the bridge's lock. Returns 1
+ * when the bridge is gone (everything was removed), 0, or -errno. */
+static int apply(struct xn_state *s, struct xn_link *br, struct batch *b,
+		 const struct xn_policy *pol)
+{
+	struct xn_sync r;
+	int i, err = 0;
+
+	if (b->gone) {
+		xn_info("xdpnet: %s was deleted: removing every hook",
+			br->name);
+		xn_reconcile_clear(s);
+		xn_state_close(s);
+		xn_state_remove(br->name);
+		return 1;
+	}
+	if (b->full) {
+		err = xn_reconcile(s, br, pol, &r, 0);
+		if (err == -ENODEV && !bridge_exists(br)) {
+			b->gone = 1;
+			return apply(s, br, b, pol);
+		}
+		log_sync(br->name, "resync", &r);
+		return err;
+	}
+	for (i = 0; i < b->n; i++) {
+		err = xn_reconcile_link(s, br, b->link[i], pol, &r);
+		if (err == -ENODEV && b->link[i] == br->ifindex) {
+			b->gone = 1;
+			return apply(s, br, b, pol);
+		}
+	}
+	for (i = 0; i < b->nfdb; i++)
+		xn_reconcile_fdb_entry(s, br, &b->fdb[i].e, b->fdb[i].deleted,
+				       &b->fdb_budget);
+	return 0;
+}
+
+/* Start: open (or upgrade) the state, reconcile everything. Under lock. */
+static int take_over(struct xn_state *s, struct xn_link *br,
+		     struct xn_policy *pol)
+{
+	struct xn_load ld = { .bridge_ifindex = br->ifindex };
+	struct xn_sync r;
+	int err;
+
+	err = xn_state_open(s, br->name);
+	if (err) {
+		if (err == XN_ENOTATTACHED)
+			xn_err("xdpnet is not attached to %s (try 'xdpnet "
+			       "attach %s')",
+			       br->name, br->name);
+		return err;
+	}
+	if (s->meta.bridge_ifindex != br->ifindex) {
+		xn_err("the pinned state of %s belongs to an earlier bridge "
+		       "of that name; run 'xdpnet detach %s'",
+		       br->name, br->name);
+		return XN_ERR;
+	}
+	err = xn_policy_read(br, s->meta.bypass_filters, pol);
+	if (err)
+		return err;
+	if (strcmp(s->meta.build, xn_build_id())) {
+		xn_info("xdpnet: %s: taking over the datapath of build %s",
+			br->name, s->meta.build);
+		xn_state_close(s);
+		err = xn_state_load(s, &ld);
+		if (err)
+			return err;
+	}
+	err = xn_reconcile(s, br, pol, &r, 0);
+	if (err) {
+		xn_err("cannot reconcile %s: %s", br->name, strerror(-err));
+		return XN_ERR;
+	}
+	snprintf(s->meta.build, sizeof(s->meta.build), "%s", xn_build_id());
+	xn_meta_write(s);
+	log_sync(br->name, "start", &r);
+	return 0;
+}
+
+int xn_follow_run(const char *bridge, struct xn_link *br)
+{
+	struct xn_policy pol = {};
+	struct xn_state s;
+	struct batch *b;
+	double next_backstop, next_fdb_check = 0;
+	__u64 full_seen = 0;
+	int fd, nfd, lk, flk, err = 0;
+	pid_t other;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	flk = xn_follow_lock(bridge, &other);
+	if (flk == -EBUSY) {
+		xn_err("a follower for %s is already running (pid %d)", bridge,
+		       (int)other);
+		return XN_EBUSY;
+	}
+	if (flk < 0) {
+		xn_err("cannot take the follower lock: %s", strerror(-flk));
+		return XN_ERR;
+	}
+	/* Subscribe before reading anything: no change can slip between
+	 * the first reconcile and the first notification. */
+	fd = xn_events_open();
+	if (fd < 0) {
+		xn_err("cannot listen to netlink: %s", strerror(-fd));
+		close(flk);
+		return XN_ERR;
+	}
+	nfd = nft_events_open();
+	b = calloc(1, sizeof(*b));
+	lk = b ? xn_lock(bridge, 30) : -1;
+	if (lk < 0) {
+		free(b);
+		close(fd);
+		if (nfd >= 0)
+			close(nfd);
+		close(flk);
+		return XN_ERR;
+	}
+	err = take_over(&s, br, &pol);
+	xn_unlock(lk);
+	if (err) {
+		xn_policy_free(&pol);
+		free(b);
+		close(fd);
+		if (nfd >= 0)
+			close(nfd);
+		close(flk);
+		return err;
+	}
+	xn_info("xdpnet: following %s (pid %d; %s datapath; FDB mirrored %s)",
+		bridge, (int)getpid(), s.meta.live ? "live" : "portable",
+		s.meta.fdb_trace ? "in the kernel" : "by this follower");
+	signal(SIGTERM, on_signal);
+	signal(SIGINT, on_signal);
+	signal(SIGHUP, on_signal);
+	next_backstop = mono() + XN_BACKSTOP_S;
+	full_seen = fdb_full_count(&s);
+	while (!stop_sig) {
+		struct pollfd pfd[2] = { { .fd = fd, .events = POLLIN },
+					 { .fd = nfd, .events = POLLIN } };
+		int rd = 0, filters = 0;
+
+		poll(pfd, nfd >= 0 ? 2 : 1, 1000);
+		memset(b, 0, sizeof(*b));
+		b->bridge = br->ifindex;
+		b->port_idx = s.fd[XM_PORT_IDX];
+		b->fdb_budget = 16;
+		if (pfd[1].revents & POLLIN)
+			filters = nft_events_drain(nfd);
+		if (pfd[0].revents & POLLIN) {
+			rd = xn_events_read(fd, on_event, b);
+			if (rd == -ENOBUFS) {
+				xn_info("xdpnet: %s: notifications were lost; "
+					"resyncing",
+					bridge);
+				b->full = 1;
+			}
+		}
+		if (hup_sig || mono() >= next_backstop) {
+			b->full = 1;
+			filters = 1;
+			hup_sig = 0;
+			next_backstop = mono() + XN_BACKSTOP_S;
+		}
+		if (!b->full && !b->gone && !b->n && !b->nfdb && !filters &&
+		    mono() < next_fdb_check)
+			continue;
+		lk = xn_lock(bridge, 30);
+		if (lk < 0)
+			continue;
+		/* Somebody may have upgraded or detached meanwhile. */
+		{
+			struct xdpnet_meta m = s.meta;
+
+			xn_state_close(&s);
+			err = xn_state_open(&s, bridge);
+			if (err || strcmp(s.meta.build, m.build)) {
+				xn_unlock(lk);
+				xn_info("xdpnet: %s: %s; the follower stops",
+					bridge,
+					err ? "no longer attached"
+					    : "upgraded by another xdpnet");
+				err = err == XN_ENOTATTACHED ? 0 : err;
+				break;
+			}
+		}
+		if ((filters || b->newcomer) && policy_refresh(&s, br, &pol))
+			b->full = 1;
+		err = apply(&s, br, b, &pol);
+		if (err == 1) {
+			xn_unlock(lk);
+			err = 0;
+			break;
+		}
+		if (err < 0) {
+			/* Whatever failed is tried again, whole, soon. */
+			xn_info("xdpnet: %s: %s; resyncing in a second", bridge,
+				strerror(-err));
+			next_backstop = mono() + 1;
+		}
+		if (mono() >= next_fdb_check) {
+			__u64 full = fdb_full_count(&s);
+			struct xn_sync r = {};
+
+			/* The FDB copy overflowed: copy what fits now. */
+			if (full != full_seen && !xn_fdb_repair(&s, br, &r) &&
+			    r.fdb_seeded)
+				xn_info("xdpnet: %s: FDB copy refilled: %d "
+					"entries",
+					bridge, r.fdb_seeded);
+			full_seen = full;
+			next_fdb_check = mono() + 1;
+		}
+		xn_unlock(lk);
+	}
+	if (stop_sig)
+		xn_info("xdpnet: %s: follower stops (signal %d); the datapath "
+			"stays attached",
+			bridge, (int)stop_sig);
+	xn_state_close(&s);
+	xn_policy_free(&pol);
+	free(b);
+	close(fd);
+	if (nfd >= 0)
+		close(nfd);
+	close(flk);
+	return err < 0 ? XN_ERR : err;
+}

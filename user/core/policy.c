@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Host filters -> xn_policy: see policy.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "xdpnet.h"
+#include "lib/util.h"
+#include "filters/filters.h"
+#include "core/policy.h"
+
+int xn_policy_read(const struct xn_link *br, int bypass_filters,
+		   struct xn_policy *pol)
+{
+	struct xn_filt_report *r;
+	struct xn_filt_live live;
+	__u32 *held = NULL;
+	int i, n = 0;
+
+	memset(pol, 0, sizeof(*pol));
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return XN_ERR;
+	if (xn_filt_read_live(br->name, &live)) {
+		free(r);
+		return XN_ERR;
+	}
+	if (xn_filt_analyse(&live.in, r)) {
+		xn_filt_live_free(&live);
+		free(r);
+		return XN_ERR;
+	}
+	xn_filt_live_free(&live);
+	if (r->nports)
+		held = calloc(r->nports, sizeof(*held));
+	for (i = 0; held && i < r->nports; i++)
+		if (r->ports[i].filtered)
+			held[n++] = r->ports[i].ifindex;
+	pol->filtered = held;
+	pol->nfiltered = n;
+	if (!bypass_filters && r->verdict == XN_FILT_MATCH)
+		pol->bridge_hold = XDPNET_BHOLD_FILTERS;
+	else if (!bypass_filters && r->verdict == XN_FILT_UNKNOWN)
+		pol->bridge_hold = XDPNET_BHOLD_UNKNOWN;
+	pol->report = r;
+	return 0;
+}
+
+int xn_policy_refuse(const struct xn_policy *pol, const char *bridge)
+{
+	const struct xn_filt_report *r = pol->report;
+	int i;
+
+	if (!pol->bridge_hold || !r)
+		return 0;
+	if (pol->bridge_hold == XDPNET_BHOLD_UNKNOWN) {
+		xn_err("cannot tell which host filters apply to %s (%s); "
+		       "attach --bypass-filters to bypass them anyway",
+		       bridge, r->unknown);
+		return XN_EFILTER;
+	}
+	printf("xdpnet: these rules apply to frames between ports of %s, "
+	       "and a bypass would skip them:\n",
+	       bridge);
+	for (i = 0; i < r->nrules; i++)
+		printf("  %s\n    (%s)\n", r->rules[i].text, r->rules[i].why);
+	fflush(stdout);
+	xn_err("%d filter rule%s between ports of %s; not attached "
+	       "(--bypass-filters attaches anyway)",
+	       r->nrules, r->nrules == 1 ? " applies" : "s apply", bridge);
+	return XN_EFILTER;
+}
+
+const char *xn_policy_summary(const struct xn_policy *pol)
+{
+	static char buf[512];
+	const struct xn_filt_report *r = pol->report;
+	int i, o = 0;
+
+	buf[0] = 0;
+	if (!r)
+		return buf;
+	if (pol->bridge_hold == XDPNET_BHOLD_FILTERS)
+		o += snprintf(buf + o, sizeof(buf) - o,
+			      "%d filter rules apply between ports; ",
+			      r->nrules);
+	else if (pol->bridge_hold == XDPNET_BHOLD_UNKNOWN)
+		o += snprintf(buf + o, sizeof(buf) - o,
+			      "filters unreadable (%s); ", r->unknown);
+	for (i = 0; i < r->nports && o < (int)sizeof(buf) - 1; i++)
+		if (r->ports[i].filtered)
+			o += snprintf(buf + o, sizeof(buf) - o,
+				      "%s filtered (%s); ", r->ports[i].name,
+				      r->ports[i].reason);
+	return buf;
+}
+
+int xn_policy_differs(const struct xn_policy *a, const struct xn_policy *b)
+{
+	return a->bridge_hold != b->bridge_hold ||
+	       a->nfiltered != b->nfiltered ||
+	       (a->nfiltered && memcmp(a->filtered, b->filtered,
+				       a->nfiltered * sizeof(*a->filtered)));
+}
+
+void xn_policy_free(struct xn_policy *pol)
+{
+	if (pol->report) {
+		xn_filt_report_free(pol->report);
+		free(pol->report);
+	}
+	free((void *)pol->filtered);
+	memset(pol, 0, sizeof(*pol));
+}

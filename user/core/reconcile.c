@@ -1,0 +1,793 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Bridge model -> datapath maps and hooks: see reconcile.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <net/if.h>
+#ifndef IFF_LOWER_UP
+#define IFF_LOWER_UP (1 << 16) /* linux/if.h, which clashes with net/if.h */
+#endif
+#include <linux/if_bridge.h>
+#include <linux/neighbour.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "lib/util.h"
+#include "out/format.h"
+#include "core/hooks.h"
+#include "core/reconcile.h"
+
+#define BR_STATE_FORWARDING_ 3
+
+/* ------------------------------------------------------ desired state */
+
+static int port_kind_ok(const struct xn_link *l)
+{
+	return !strcmp(l->kind, "tun") || !strcmp(l->kind, "veth");
+}
+
+static int filtered(const struct xn_policy *pol, __u32 ifindex)
+{
+	int i;
+
+	for (i = 0; pol && i < pol->nfiltered; i++)
+		if (pol->filtered[i] == ifindex)
+			return 1;
+	return 0;
+}
+
+int xn_port_want(const struct xn_link *br, const struct xn_link *l,
+		 const struct xn_policy *pol, struct xdpnet_port *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!l->is_port || l->master != br->ifindex || !port_kind_ok(l))
+		return 0;
+	out->ifindex = l->ifindex;
+	out->mtu = l->mtu;
+	if (!strcmp(l->kind, "veth"))
+		out->flags |= XDPNET_PORT_VETH;
+	if (l->learning)
+		out->flags |= XDPNET_PORT_LEARNING;
+	if (l->isolated)
+		out->flags |= XDPNET_PORT_ISOLATED;
+	if (l->locked)
+		out->flags |= XDPNET_PORT_LOCKED;
+	if (!(l->flags & IFF_UP) || !(l->flags & IFF_LOWER_UP))
+		out->hold = XDPNET_HOLD_DOWN;
+	else if (l->stp_state != BR_STATE_FORWARDING_)
+		out->hold = XDPNET_HOLD_STATE;
+	else if (l->locked)
+		out->hold = XDPNET_HOLD_LOCKED;
+	else if (filtered(pol, l->ifindex))
+		out->hold = XDPNET_HOLD_FILTER;
+	if (!out->hold)
+		out->flags |= XDPNET_PORT_FWD;
+	/* A tap takes XDP redirects (tun_xdp_xmit); a veth only with NAPI
+	 * on its peer, which xdpnet cannot know. */
+	if (!(out->flags & XDPNET_PORT_VETH) && !out->hold)
+		out->flags |= XDPNET_PORT_XDP_TARGET;
+	return 1;
+}
+
+/* Bridge FDB keep-alive: four frames per ageing period, so that a lost
+ * frame or a busy CPU never lets an entry expire; never below 100 ms. */
+static __u32 refresh_j_for(const struct xn_link *br, __u32 hz)
+{
+	__u64 cs = br->ageing_time_cs / 4;
+
+	__u64 j;
+
+	if (cs < 10)
+		cs = 10;
+	/* The datapath compares 32-bit jiffies as signed differences: an
+	 * interval must stay well below 2^31 (a quarter of the range here,
+	 * about 50 days at 250 Hz; ageing times that long never expire). */
+	j = cs * hz / 100;
+	return j < 0x3fffffff ? (__u32)j : 0x3fffffff;
+}
+
+void xn_cfg_want(const struct xn_link *br, const struct xn_policy *pol,
+		 const struct xdpnet_cfg *cur, struct xdpnet_cfg *out)
+{
+	*out = *cur;
+	out->bridge_ifindex = br->ifindex;
+	out->netns_ino = xn_netns_ino();
+	out->vlan_filtering = !!br->vlan_filtering;
+	out->refresh_j = refresh_j_for(br, cur->hz);
+	/* Hub mode (ageing_time 0: the bridge floods everything) and MST
+	 * (per-VLAN port states) bypass nothing, nor do filters that apply
+	 * between ports. */
+	out->hold = !br->ageing_time_cs ? XDPNET_BHOLD_HUB
+		    : br->mst		? XDPNET_BHOLD_MST
+		    : pol		? (__u32)pol->bridge_hold
+					: XDPNET_BHOLD_NONE;
+	out->bypass = out->hold == XDPNET_BHOLD_NONE;
+}
+
+/* ------------------------------------------------------------ helpers */
+
+/* The bridge's settings, read again. -ENODEV when its ifindex is gone or
+ * names something else now; *br (its name: the pins' directory) is then
+ * left as it was, for the caller to remove what it had attached. */
+static int bridge_reread(struct xn_link *br)
+{
+	struct xn_link now;
+	int err;
+
+	err = xn_get_link_by_index(br->ifindex, &now);
+	if (!err && strcmp(now.kind, "bridge"))
+		err = -ENODEV;
+	if (!err)
+		*br = now;
+	return err;
+}
+
+static int ports_read(struct xn_state *s, struct xdpnet_port *all)
+{
+	__u32 slot;
+
+	memset(all, 0, sizeof(*all) * XDPNET_MAX_PORTS);
+	for (slot = 1; slot < XDPNET_MAX_PORTS; slot++)
+		if (bpf_map_lookup_elem(s->fd[XM_PORTS], &slot, &all[slot]))
+			return -errno;
+	return 0;
+}
+
+static __u32 slot_of(const struct xdpnet_port *all, __u32 ifindex)
+{
+	__u32 slot;
+
+	for (slot = 1; slot < XDPNET_MAX_PORTS; slot++)
+		if (all[slot].ifindex == ifindex)
+			return slot;
+	return 0;
+}
+
+static int gen_bump(struct xn_state *s)
+{
+	struct xdpnet_cfg c;
+	int err = xn_cfg_read(s, &c);
+
+	if (err)
+		return err;
+	c.port_gen++;
+	return xn_cfg_write(s, &c);
+}
+
+static int stats_zero(struct xn_state *s, __u32 slot)
+{
+	int ncpu = libbpf_num_possible_cpus(), err;
+	struct xdpnet_stats *z;
+
+	if (ncpu < 0)
+		return ncpu;
+	z = calloc(ncpu, sizeof(*z));
+	if (!z)
+		return -ENOMEM;
+	err = bpf_map_update_elem(s->fd[XM_STATS], &slot, z, 0) ? -errno : 0;
+	free(z);
+	return err;
+}
+
+static int port_put(struct xn_state *s, __u32 slot, const struct xdpnet_port *p)
+{
+	return bpf_map_update_elem(s->fd[XM_PORTS], &slot, p, 0) ? -errno : 0;
+}
+
+/* A port's VLAN entries: exactly those in v (of this ifindex). */
+static int vlans_sync(struct xn_state *s, __u32 ifindex,
+		      const struct xn_vlan *v, int nv, __u16 *pvid)
+{
+	struct xdpnet_vlan_key k, nk, *gone = NULL;
+	int i, ngone = 0, cap = 0, err;
+
+	*pvid = 0;
+	for (i = 0; i < nv; i++) {
+		struct xdpnet_vlan_key key = { .ifindex = ifindex,
+					       .vid = v[i].vid };
+		struct xdpnet_vlan_val val = {};
+
+		if (v[i].ifindex != ifindex)
+			continue;
+		if (v[i].flags & BRIDGE_VLAN_INFO_UNTAGGED)
+			val.flags |= XDPNET_VLAN_UNTAGGED;
+		if (v[i].flags & BRIDGE_VLAN_INFO_PVID)
+			*pvid = v[i].vid;
+		if (bpf_map_update_elem(s->fd[XM_VLANS], &key, &val, 0))
+			return -errno;
+	}
+	for (err = bpf_map_get_next_key(s->fd[XM_VLANS], NULL, &k); !err;
+	     err = bpf_map_get_next_key(s->fd[XM_VLANS], &k, &nk), k = nk) {
+		int keep = 0;
+
+		if (k.ifindex != ifindex)
+			continue;
+		for (i = 0; i < nv && !keep; i++)
+			keep = v[i].ifindex == ifindex && v[i].vid == k.vid;
+		if (keep)
+			continue;
+		if (ngone == cap) {
+			void *p = realloc(gone,
+					  (cap = cap * 2 + 16) * sizeof(*gone));
+
+			if (!p)
+				break;
+			gone = p;
+		}
+		gone[ngone++] = k;
+	}
+	for (i = 0; i < ngone; i++)
+		bpf_map_delete_elem(s->fd[XM_VLANS], &gone[i]);
+	free(gone);
+	return 0;
+}
+
+/* Out of the datapath: hooks first, then no redirects into it, then the
+ * slot is free. */
+static void port_drop(struct xn_state *s, __u32 slot, struct xdpnet_port *p)
+{
+	struct xdpnet_port zero = {};
+	__u16 pvid;
+
+	xn_unhook_xdp(s, p->ifindex);
+	xn_unhook_tc(s, p);
+	p->flags &= ~(XDPNET_PORT_FWD | XDPNET_PORT_XDP_TARGET);
+	port_put(s, slot, p);
+	bpf_map_delete_elem(s->fd[XM_TX], &slot);
+	bpf_map_delete_elem(s->fd[XM_PORT_IDX], &p->ifindex);
+	vlans_sync(s, p->ifindex, NULL, 0, &pvid);
+	port_put(s, slot, &zero);
+	gen_bump(s);
+	*p = zero;
+}
+
+/*
+ * Bring one port into the datapath, update it, or take it out. all is the
+ * snapshot of ports[], kept current.
+ */
+static int port_apply(struct xn_state *s, struct xdpnet_port *all,
+		      const struct xn_link *br, const struct xn_link *l,
+		      const struct xn_policy *pol, const struct xn_vlan *v,
+		      int nv, struct xn_sync *r, int quiet)
+{
+	__u32 slot = slot_of(all, l->ifindex);
+	struct xdpnet_port w, cur;
+	int err, fresh = 0;
+
+	if (!xn_port_want(br, l, pol, &w)) {
+		if (slot) {
+			port_drop(s, slot, &all[slot]);
+			r->removed++;
+			if (!quiet)
+				xn_info("  %s: no longer carried", l->name);
+		}
+		return 0;
+	}
+	if (!slot) {
+		for (slot = 1; slot < XDPNET_MAX_PORTS && all[slot].ifindex;
+		     slot++)
+			;
+		if (slot == XDPNET_MAX_PORTS) {
+			xn_err("cannot carry %s: %d ports already", l->name,
+			       XDPNET_MAX_PORTS - 1);
+			return -ENOSPC;
+		}
+		fresh = 1;
+	}
+	cur = all[slot];
+	w.hook = cur.hook;
+	w.tc_reason = cur.tc_reason;
+	w.foreign_prog_id = cur.foreign_prog_id;
+	w.flags |= cur.flags & (XDPNET_PORT_OWN_CLSACT | XDPNET_PORT_XDP);
+	err = vlans_sync(s, l->ifindex, v, nv, &w.pvid);
+	if (!err && fresh)
+		err = stats_zero(s, slot);
+	/* The entry goes in before the hook: the datapath only acts on
+	 * ports it finds in the map. */
+	if (!err)
+		err = port_put(s, slot, &w);
+	if (!err &&
+	    bpf_map_update_elem(s->fd[XM_PORT_IDX], &l->ifindex, &slot, 0))
+		err = -errno;
+	if (!err) {
+		struct bpf_devmap_val dv = { .ifindex = l->ifindex };
+
+		if (w.flags & XDPNET_PORT_XDP_TARGET)
+			err = bpf_map_update_elem(s->fd[XM_TX], &slot, &dv, 0)
+				      ? -errno
+				      : 0;
+		else
+			bpf_map_delete_elem(s->fd[XM_TX], &slot);
+	}
+	if (!err && fresh)
+		err = gen_bump(s);
+	if (!err)
+		err = xn_hook_tc(s, &w);
+	if (err == -ENODEV) {
+		/* It vanished while we worked on it (its RTM_DELLINK is on its
+		 * way): not carried, and not an error of the whole run. */
+		if (!quiet)
+			xn_info("  %s: vanished", l->name);
+		all[slot] = fresh ? w : cur;
+		port_drop(s, slot, &all[slot]);
+		r->removed += !fresh;
+		return 0;
+	}
+	if (err) {
+		xn_err("cannot attach to port %s: %s", l->name, strerror(-err));
+		if (fresh) {
+			all[slot] = w;
+			port_drop(s, slot, &all[slot]);
+		}
+		return err;
+	}
+	if (s->meta.mode == XDPNET_MODE_XDP) {
+		xn_hook_xdp(s, l, &w);
+	} else {
+		xn_unhook_xdp(s, l->ifindex);
+		w.flags &= ~XDPNET_PORT_XDP;
+		w.tc_reason = XDPNET_TCR_MODE;
+	}
+	if (memcmp(&w, &all[slot], sizeof(w))) {
+		err = port_put(s, slot, &w);
+		if (err)
+			return err;
+		if (!fresh) {
+			r->changed++;
+			if (!quiet && w.hold != cur.hold)
+				xn_info("  %s: %s", l->name,
+					w.hold ? xn_hold_text(w.hold)
+					       : "forwarding: bypassed");
+		}
+	}
+	all[slot] = w;
+	if (fresh) {
+		r->added_ifindex[r->added++] = l->ifindex;
+		if (!quiet)
+			xn_info("  %s: carried (%s%s%s)", l->name,
+				w.flags & XDPNET_PORT_XDP ? "xdp+tc" : "tc",
+				w.hold ? "; held: " : "", xn_hold_text(w.hold));
+	}
+	r->total++;
+	if (w.hold)
+		r->held++;
+	return 0;
+}
+
+static int cfg_apply(struct xn_state *s, const struct xn_link *br,
+		     const struct xn_policy *pol, int quiet)
+{
+	struct xdpnet_cfg cur, want;
+	int err = xn_cfg_read(s, &cur);
+
+	if (err)
+		return err;
+	if (!cur.hz)
+		cur.hz = xn_measure_hz(s);
+	if (!cur.hz)
+		return -EIO;
+	xn_cfg_want(br, pol, &cur, &want);
+	{
+		/* The latency probe's switch (it may be on before attach). */
+		struct xdpnet_lat_ctl ctl = {};
+		__u32 zero = 0;
+
+		if (!bpf_map_lookup_elem(s->fd[XM_LAT_CTL], &zero, &ctl))
+			want.lat_on = !!ctl.on;
+	}
+	if (!memcmp(&cur, &want, sizeof(cur)))
+		return 0;
+	if (!quiet && cur.bridge_ifindex && cur.hold != want.hold)
+		xn_info("  %s: bypass %s", br->name,
+			want.bypass ? "on" : xn_bridge_hold_text(want.hold));
+	return xn_cfg_write(s, &want);
+}
+
+/* ----------------------------------------------------------- the FDB */
+
+/* How the bridge keys and flags an FDB entry: 1 static/local, 0 learned,
+ * -1 not a unicast entry of the bridge's table. */
+static int fdb_kind(const struct xn_link *br, const struct xn_fdb_entry *e,
+		    struct xdpnet_fdb_key *k, struct xdpnet_fdb_val *v)
+{
+	memset(k, 0, sizeof(*k));
+	memset(v, 0, sizeof(*v));
+	if (e->mac[0] & 1)
+		return -1; /* multicast / broadcast */
+	/* A port's own address list (self), not the bridge's table. */
+	if ((e->flags & NTF_SELF) && e->ifindex != br->ifindex)
+		return -1;
+	memcpy(k->mac, e->mac, 6);
+	k->vid = br->vlan_filtering ? e->vid : 0;
+	v->ifindex = e->ifindex;
+	v->flags = XDPNET_FDB_SEEDED;
+	if ((e->state & NUD_PERMANENT) || e->ifindex == br->ifindex) {
+		v->flags |= XDPNET_FDB_LOCAL;
+		return 1;
+	}
+	if ((e->state & NUD_NOARP) || (e->flags & NTF_STICKY)) {
+		v->flags |= XDPNET_FDB_STATIC;
+		return 1;
+	}
+	return 0;
+}
+
+static void fdb_slot(struct xn_state *s, struct xdpnet_fdb_val *v)
+{
+	struct xdpnet_cfg c = {};
+	__u32 slot = 0;
+
+	xn_cfg_read(s, &c);
+	if (bpf_map_lookup_elem(s->fd[XM_PORT_IDX], &v->ifindex, &slot))
+		slot = 0;
+	v->slot = slot;
+	v->gen = c.port_gen;
+	v->bridge_j = 0;
+	xn_jiffies(s, &v->bridge_j);
+}
+
+/* A set of FDB keys (open addressing; the all-ones key marks a free
+ * place: it is broadcast, never a unicast entry). */
+struct keyset {
+	struct xdpnet_fdb_key *k;
+	size_t cap;
+};
+
+static int keyset_init(struct keyset *ks, int n)
+{
+	ks->cap = 64;
+	while (ks->cap < (size_t)n * 2)
+		ks->cap *= 2;
+	ks->k = malloc(ks->cap * sizeof(*ks->k));
+	if (!ks->k)
+		return -ENOMEM;
+	memset(ks->k, 0xff, ks->cap * sizeof(*ks->k));
+	return 0;
+}
+
+static size_t keyset_pos(const struct keyset *ks,
+			 const struct xdpnet_fdb_key *k)
+{
+	__u64 h = 0xcbf29ce484222325ULL, x;
+	size_t i;
+
+	memcpy(&x, k, sizeof(x));
+	h = (h ^ x) * 0x100000001b3ULL;
+	h ^= h >> 29;
+	for (i = h & (ks->cap - 1);; i = (i + 1) & (ks->cap - 1)) {
+		memcpy(&x, &ks->k[i], sizeof(x));
+		if (x == ~0ULL || !memcmp(&ks->k[i], k, sizeof(*k)))
+			return i;
+	}
+}
+
+static void keyset_add(struct keyset *ks, const struct xdpnet_fdb_key *k)
+{
+	ks->k[keyset_pos(ks, k)] = *k;
+}
+
+static int keyset_has(const struct keyset *ks, const struct xdpnet_fdb_key *k)
+{
+	return !memcmp(&ks->k[keyset_pos(ks, k)], k, sizeof(*k));
+}
+
+static __u64 fdb_ev_sum(struct xn_state *s)
+{
+	int ncpu = libbpf_num_possible_cpus(), c;
+	__u64 sum = 0, *v;
+	__u32 k;
+
+	if (ncpu < 0)
+		return 0;
+	v = calloc(ncpu, sizeof(*v));
+	if (!v)
+		return 0;
+	for (k = 0; k < XDPNET_FE_MAX; k++)
+		if (k != XDPNET_FE_FULL &&
+		    !bpf_map_lookup_elem(s->fd[XM_FDB_EV], &k, v))
+			for (c = 0; c < ncpu; c++)
+				sum += v[c];
+	free(v);
+	return sum;
+}
+
+/* Insert what the bridge has now for this key (asked afresh), or drop
+ * our copy when it has nothing. */
+static void fdb_fix_key(struct xn_state *s, const struct xn_link *br,
+			const struct xdpnet_fdb_key *k)
+{
+	struct xdpnet_fdb_val v;
+	struct xdpnet_fdb_key kk;
+	struct xn_fdb_entry e;
+
+	if (xn_fdb_get(br->ifindex, k->mac, k->vid, &e) ||
+	    fdb_kind(br, &e, &kk, &v) != 0) {
+		bpf_map_delete_elem(s->fd[XM_FDB], k);
+		return;
+	}
+	fdb_slot(s, &v);
+	bpf_map_update_elem(s->fd[XM_FDB], &kk, &v, 0);
+}
+
+int xn_reconcile_fdb_entry(struct xn_state *s, const struct xn_link *br,
+			   const struct xn_fdb_entry *e, int deleted,
+			   int *budget)
+{
+	struct xdpnet_fdb_key k;
+	struct xdpnet_fdb_val v, cur;
+	int kind = fdb_kind(br, e, &k, &v);
+
+	if (kind < 0 || (e->ifindex != br->ifindex && e->master != br->ifindex))
+		return 0;
+	if (kind == 1) {
+		if (deleted)
+			return bpf_map_delete_elem(s->fd[XM_FDB_STATIC], &k)
+				       ? 0
+				       : 1;
+		fdb_slot(s, &v);
+		bpf_map_delete_elem(s->fd[XM_FDB], &k);
+		return bpf_map_update_elem(s->fd[XM_FDB_STATIC], &k, &v, 0)
+			       ? -errno
+			       : 1;
+	}
+	/* A learned entry. The static copy goes if it was one before. */
+	bpf_map_delete_elem(s->fd[XM_FDB_STATIC], &k);
+	if (!s->meta.fdb_trace) {
+		/* Nothing mirrors it in-kernel: we do, in event order. */
+		if (deleted)
+			return bpf_map_delete_elem(s->fd[XM_FDB], &k) ? 0 : 1;
+		fdb_slot(s, &v);
+		return bpf_map_update_elem(s->fd[XM_FDB], &k, &v, 0) ? -errno
+								     : 1;
+	}
+	/* The tracepoints mirror what the bridge learns; an entry that user
+	 * space added ("bridge fdb add ... dynamic") only reaches us here,
+	 * and the copy the trace dropped on br_fdb_add must come back. The
+	 * notification may be older than the trace's news: ask the bridge
+	 * for the entry as it is now. */
+	if (!deleted && *budget > 0 &&
+	    bpf_map_lookup_elem(s->fd[XM_FDB], &k, &cur)) {
+		(*budget)--;
+		fdb_fix_key(s, br, &k);
+		return 1;
+	}
+	return 0;
+}
+
+int xn_fdb_repair(struct xn_state *s, const struct xn_link *br,
+		  struct xn_sync *r)
+{
+	struct xdpnet_fdb_key k, nk, *added = NULL, *gone = NULL;
+	int n = 0, i, j, nadded = 0, ngone = 0, gcap = 0, err;
+	struct keyset want[2] = {}; /* [0] static and local, [1] learned */
+	struct xn_fdb_entry *e = NULL;
+	struct xdpnet_fdb_val v, cur;
+	__u64 ev0 = fdb_ev_sum(s);
+
+	err = xn_dump_fdb(br->ifindex, &e, &n);
+	if (err)
+		return err;
+	added = calloc(n + 1, sizeof(*added));
+	if (!added || keyset_init(&want[0], n) || keyset_init(&want[1], n)) {
+		free(added);
+		free(want[0].k);
+		free(e);
+		return -ENOMEM;
+	}
+	r->static_entries = 0;
+	for (i = 0; i < n; i++) {
+		int kind = fdb_kind(br, &e[i], &k, &v);
+
+		if (kind < 0)
+			continue;
+		keyset_add(&want[kind == 1 ? 0 : 1], &k);
+		fdb_slot(s, &v);
+		if (kind == 1) {
+			r->static_entries++;
+			if (bpf_map_lookup_elem(s->fd[XM_FDB_STATIC], &k,
+						&cur) ||
+			    cur.ifindex != v.ifindex || cur.flags != v.flags)
+				bpf_map_update_elem(s->fd[XM_FDB_STATIC], &k,
+						    &v, 0);
+			bpf_map_delete_elem(s->fd[XM_FDB], &k);
+			continue;
+		}
+		if (!bpf_map_lookup_elem(s->fd[XM_FDB], &k, &cur)) {
+			if (s->meta.fdb_trace || cur.ifindex == v.ifindex)
+				continue;
+		} else if (s->meta.fdb_trace) {
+			if (bpf_map_update_elem(s->fd[XM_FDB], &k, &v,
+						BPF_NOEXIST))
+				continue; /* full, or the trace was first */
+			added[nadded++] = k;
+			r->fdb_seeded++;
+			continue;
+		}
+		if (!bpf_map_update_elem(s->fd[XM_FDB], &k, &v, 0))
+			r->fdb_seeded++;
+	}
+	/* Copies the bridge no longer has: static ones always; learned ones
+	 * where nothing mirrors them in-kernel (the trace removes its own). */
+	for (j = 0; j < 2; j++) {
+		int fd = s->fd[j ? XM_FDB : XM_FDB_STATIC];
+
+		if (j && s->meta.fdb_trace)
+			break;
+		for (err = bpf_map_get_next_key(fd, NULL, &k); !err;
+		     err = bpf_map_get_next_key(fd, &k, &nk), k = nk) {
+			if (keyset_has(&want[j], &k))
+				continue;
+			if (ngone == gcap) {
+				void *p = realloc(gone, (gcap = gcap * 2 + 64) *
+								sizeof(*gone));
+
+				if (!p)
+					break;
+				gone = p;
+			}
+			gone[ngone++] = k;
+		}
+		for (i = 0; i < ngone; i++)
+			if (!bpf_map_delete_elem(fd, &gone[i]))
+				r->fdb_dropped++;
+		ngone = 0;
+	}
+	/* The bridge changed its FDB while we copied it: what we inserted
+	 * may be stale already. Ask again for each. */
+	if (nadded && fdb_ev_sum(s) != ev0)
+		for (i = 0; i < nadded; i++)
+			fdb_fix_key(s, br, &added[i]);
+	free(want[0].k);
+	free(want[1].k);
+	free(gone);
+	free(added);
+	free(e);
+	return 0;
+}
+
+/* --------------------------------------------------------- reconcile */
+
+int xn_reconcile(struct xn_state *s, struct xn_link *br,
+		 const struct xn_policy *pol, struct xn_sync *r, int flags)
+{
+	int quiet = flags & XN_RC_QUIET;
+	const char *fa = getenv("XDPNET_TEST_FAIL_AFTER");
+	int fail_after = fa ? atoi(fa) : -1;
+	struct xdpnet_port *all = NULL;
+	struct xn_link *ports = NULL;
+	struct xn_vlan *vl = NULL;
+	int np = 0, nv = 0, i, err;
+	__u32 slot;
+
+	memset(r, 0, sizeof(*r));
+	err = bridge_reread(br);
+	if (!err)
+		err = xn_list_ports(br->ifindex, &ports, &np);
+	if (!err && br->vlan_filtering)
+		err = xn_dump_vlans(br->ifindex, &vl, &nv);
+	all = calloc(XDPNET_MAX_PORTS, sizeof(*all));
+	if (!err && !all)
+		err = -ENOMEM;
+	if (!err)
+		err = ports_read(s, all);
+	if (!err)
+		err = cfg_apply(s, br, pol, quiet);
+	for (i = 0; !err && i < np; i++) {
+		if ((flags & XN_RC_NO_ADD) && !slot_of(all, ports[i].ifindex))
+			continue;
+		err = port_apply(s, all, br, &ports[i], pol, vl, nv, r, quiet);
+		if (!err && !(flags & XN_RC_NO_ADD) && fail_after >= 0 &&
+		    r->added > fail_after) {
+			/* Tests: make a half-done attach fail here. */
+			xn_err("injected failure (XDPNET_TEST_FAIL_AFTER=%d)",
+			       fail_after);
+			err = -EIO;
+		}
+	}
+	/* Ports that left the bridge, or vanished. */
+	for (slot = 1; !err && slot < XDPNET_MAX_PORTS; slot++) {
+		int found = 0;
+
+		if (!all[slot].ifindex)
+			continue;
+		for (i = 0; i < np && !found; i++)
+			found = ports[i].ifindex == all[slot].ifindex;
+		if (found)
+			continue;
+		if (!quiet) {
+			char name[IF_NAMESIZE];
+
+			xn_info("  %s: left the bridge",
+				if_indextoname(all[slot].ifindex, name)
+					? name
+					: "(gone)");
+		}
+		port_drop(s, slot, &all[slot]);
+		r->removed++;
+	}
+	if (!err)
+		err = xn_fdb_repair(s, br, r);
+	free(all);
+	free(ports);
+	free(vl);
+	return err;
+}
+
+int xn_reconcile_link(struct xn_state *s, struct xn_link *br, __u32 ifindex,
+		      const struct xn_policy *pol, struct xn_sync *r)
+{
+	struct xdpnet_port *all;
+	struct xn_vlan *vl = NULL;
+	struct xn_link l;
+	int nv = 0, err;
+	__u32 slot;
+
+	memset(r, 0, sizeof(*r));
+	if (ifindex == br->ifindex) {
+		err = bridge_reread(br);
+		return err ? err : cfg_apply(s, br, pol, 0);
+	}
+	all = calloc(XDPNET_MAX_PORTS, sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	err = ports_read(s, all);
+	if (!err && xn_get_link_by_index(ifindex, &l)) {
+		/* Gone: drop it if we had it. */
+		slot = slot_of(all, ifindex);
+		if (slot) {
+			xn_info("  ifindex %u: gone", ifindex);
+			port_drop(s, slot, &all[slot]);
+			r->removed++;
+		}
+		free(all);
+		return 0;
+	}
+	if (!err && l.is_port && l.master == br->ifindex && br->vlan_filtering)
+		err = xn_port_vlans(ifindex, &vl, &nv);
+	if (!err)
+		err = port_apply(s, all, br, &l, pol, vl, nv, r, 0);
+	free(vl);
+	free(all);
+	return err;
+}
+
+void xn_reconcile_undo(struct xn_state *s, struct xn_link *br,
+		       const struct xn_policy *pol, const struct xn_sync *r)
+{
+	struct xdpnet_port *all = calloc(XDPNET_MAX_PORTS, sizeof(*all));
+	struct xn_sync *r2 = calloc(1, sizeof(*r2));
+	__u32 slot;
+	int i;
+
+	if (all && r2 && !ports_read(s, all)) {
+		for (i = 0; i < r->added; i++) {
+			slot = slot_of(all, r->added_ifindex[i]);
+			if (slot)
+				port_drop(s, slot, &all[slot]);
+		}
+		xn_reconcile(s, br, pol, r2, XN_RC_QUIET | XN_RC_NO_ADD);
+	}
+	free(r2);
+	free(all);
+}
+
+void xn_reconcile_clear(struct xn_state *s)
+{
+	struct xdpnet_port *all = calloc(XDPNET_MAX_PORTS, sizeof(*all));
+	__u32 slot;
+
+	if (!all || ports_read(s, all)) {
+		xn_unhook_all(s);
+		free(all);
+		return;
+	}
+	/* XDP first, then TC: each frame is bypassed or bridged. */
+	for (slot = 1; slot < XDPNET_MAX_PORTS; slot++)
+		if (all[slot].ifindex)
+			xn_unhook_xdp(s, all[slot].ifindex);
+	for (slot = 1; slot < XDPNET_MAX_PORTS; slot++)
+		if (all[slot].ifindex)
+			port_drop(s, slot, &all[slot]);
+	free(all);
+}

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * xdpnet stats: samples of a bridge's per-port counters (the devices' own
+ * and xdpnet's), rates between two samples, latency histograms, and their
+ * rendering as a table, JSON (schema "xdpnet-stats/1", docs/xdpnet.8) and
+ * the Prometheus text format. Everything but xn_stats_collect(),
+ * xn_stats_reset() and xn_stats() is a pure function of its arguments.
+ */
+#ifndef XN_STATS_H
+#define XN_STATS_H
+
+#include <stdio.h>
+#include <linux/types.h>
+#include <net/if.h>
+#include "xdpnet.h"
+#include "lib/nl.h"
+#include "cmd/cli.h"
+
+#define XN_STATS_SCHEMA "xdpnet-stats/1"
+
+/* One port of the bridge in a sample. */
+struct xn_stats_port {
+	__u32 ifindex;
+	char name[IF_NAMESIZE];
+	char kind[16]; /* IFLA_INFO_KIND: "tun", "veth", "" (physical) */
+	int attached;  /* the datapath carries it */
+	int xdp;       /* ... and the XDP stage runs on it */
+	struct xn_link_stats dev; /* the device's own counters */
+	struct xdpnet_stats ctr;  /* xdpnet's, summed over CPUs (0: none) */
+};
+
+/* One (in, out, path) latency histogram, summed over CPUs. */
+struct xn_lat_row {
+	struct xdpnet_lat_key key;
+	char in[IF_NAMESIZE];
+	char out[IF_NAMESIZE];
+	struct xdpnet_lat_hist h;
+};
+
+struct xn_stats_sample {
+	char bridge[IF_NAMESIZE];
+	__u32 bridge_ifindex;
+	__u64 mono_ns; /* CLOCK_MONOTONIC when taken */
+	double wall;   /* seconds since the epoch */
+	int attached;
+	__u32 mode;	  /* enum xdpnet_mode when attached */
+	int latency_on;	  /* the probe's links are in place */
+	int latency_maps; /* histograms exist (the probe ran at some time) */
+	int nports;
+	struct xn_stats_port *ports; /* sorted by name */
+	int nlat;
+	struct xn_lat_row *lat; /* sorted by in, out, path */
+};
+
+/* How frames that arrived on a port left it (xdpnet's verdicts). */
+enum xn_path {
+	XN_PATH_XDP,	      /* bypass, XDP redirect */
+	XN_PATH_TC,	      /* bypass, TC redirect */
+	XN_PATH_BRIDGE,	      /* handed to the bridge (all pass_* reasons) */
+	XN_PATH_REDIRECT_ERR, /* a redirect failed */
+	XN_PATH_XMIT_DROP,    /* XDP frames the target could not take */
+	XN_PATH_MAX,
+};
+
+const char *xn_path_name(unsigned int path); /* "xdp", "tc", ... */
+
+struct xn_flow {
+	__u64 packets;
+	__u64 bytes;
+	double pps; /* over the interval, when rated */
+	double bps; /* bits per second */
+	int rated;  /* 0: first sample, or the port is new */
+};
+
+struct xn_port_view {
+	const struct xn_stats_port *p; /* NULL for the total */
+	int is_new;		       /* not in the previous sample */
+	struct xn_flow rx;	       /* device: from the VM into the host */
+	struct xn_flow tx;	       /* device: from the host to the VM */
+	__u64 rx_dropped;
+	__u64 tx_dropped;
+	struct xn_flow path[XN_PATH_MAX];
+	struct xn_flow bypass_in; /* bypassed frames delivered to the port */
+	struct xn_flow ctr[XDPNET_C_MAX];
+	double share;	 /* fast-path share since reset; < 0: undefined */
+	double share_iv; /* ... over the interval; < 0: undefined */
+};
+
+struct xn_stats_view {
+	double interval_s; /* 0: no previous sample, no rates */
+	int nports;
+	struct xn_port_view *ports; /* cur's ports, same order */
+	struct xn_port_view total;  /* over cur's ports */
+	int gone;		    /* ports of prev that cur lacks */
+};
+
+/* Increase of a counter between two readings: a 64-bit wrap when prev was
+ * within 2^48 of the top, a 32-bit wrap when both fit in 32 bits and prev
+ * was above 2^31, otherwise (cur < prev) a reset to zero, so cur. */
+__u64 xn_ctr_delta(__u64 prev, __u64 cur);
+
+/* Rates of cur against prev (NULL: none). Ports are matched by ifindex and
+ * name. 0 or -ENOMEM; free with xn_stats_view_free(). */
+int xn_stats_view(const struct xn_stats_sample *prev,
+		  const struct xn_stats_sample *cur, struct xn_stats_view *v);
+void xn_stats_view_free(struct xn_stats_view *v);
+
+/* Latency buckets: [lo, hi) ns; the last bucket has no upper bound. */
+__u64 xn_lat_bucket_lo(unsigned int b);
+__u64 xn_lat_bucket_hi(unsigned int b);
+/* Estimate of the q-quantile (0 < q <= 1) in ns, interpolated linearly in
+ * its bucket; < 0 when the histogram is empty. */
+double xn_lat_quantile(const struct xdpnet_lat_hist *h, double q);
+void xn_lat_sum(const struct xdpnet_lat_hist *percpu, int ncpu,
+		struct xdpnet_lat_hist *out);
+const char *xn_lat_path_name(unsigned int path); /* "bridge", "tc", "xdp" */
+
+/* Rendering. seq numbers JSON objects of one run (1, 2, ...). */
+void xn_stats_print_table(FILE *f, const struct xn_stats_sample *s,
+			  const struct xn_stats_view *v, int latency,
+			  int verbose);
+void xn_stats_print_latency(FILE *f, const struct xn_stats_sample *s);
+void xn_stats_print_json(FILE *f, const struct xn_stats_sample *s,
+			 const struct xn_stats_view *v, unsigned long seq);
+/* n bridges in one exposition (each family once). */
+void xn_stats_print_prom(FILE *f, const struct xn_stats_sample *s, int n);
+
+/* Kernel side. Each returns an enum xn_exit code, with a one-line error. */
+/* 1 if the pins under XDPNET_PIN_ROOT/bridge belong to this namespace's
+ * bridge (or there are none), 0 otherwise. */
+int xn_stats_pins_ours(const char *bridge);
+int xn_stats_collect(const char *bridge, struct xn_stats_sample *s);
+void xn_stats_free(struct xn_stats_sample *s);
+int xn_stats_reset(const char *bridge);
+
+/* xdpnet stats BRIDGE ... */
+int xn_stats(const struct xn_opts *o);
+
+#endif
