@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "xdpnet.h"
-#include "lib/util.h"
+#include "lib/exit.h"
 #include "cmd/cli.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

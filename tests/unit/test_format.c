@@ -15,7 +15,12 @@
 #include <string.h>
 #include <cmocka.h>
 #include "xdpnet.h"
-#include "out/format.h"
+#include "lib/util.h"
+#include "core/names.h"
+#include "core/counters.h"
+#include "lib/json_writer.h"
+#include "out/fdb.h"
+#include "out/status.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -26,12 +26,14 @@
 #include <netlink/msg.h>
 #include <netlink/attr.h>
 #include "xdpnet.h"
-#include "lib/util.h"
+#include "lib/exit.h"
+#include "core/names.h"
 #include "cmd/cli.h"
 #include "lib/nl.h"
-#include "out/format.h"
-#include "core/stats.h"
-#include "cmd/exporter.h"
+#include "core/histogram.h"
+#include "core/stats_view.h"
+#include "out/stats.h"
+#include "lib/addr.h"
 #include "jsonv.h"
 #include "promlint.h"
 

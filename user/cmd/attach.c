@@ -1,193 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * xdpnet attach BRIDGE / xdpnet follow BRIDGE.
- *
- * attach: load (or upgrade) the datapath, reconcile it with the bridge,
- * then make sure a follower keeps it so. Order matters for connectivity:
- * maps are filled before any port is hooked, and TC is hooked before XDP;
- * a fresh attach that fails half-way is rolled back entirely.
+ * xdpnet attach BRIDGE [--mode tc|xdp] [--no-follow] [--follow]
+ * [--bypass-filters]: attach under the bridge's lock (core/attach.c),
+ * then make sure a follower keeps the datapath in step with the bridge.
  */
-#include <errno.h>
 #include <string.h>
-#include <unistd.h>
+#include <sys/types.h>
 #include "xdpnet.h"
-#include "lib/util.h"
-#include "out/format.h"
-#include "core/pins.h"
+#include "lib/exit.h"
+#include "lib/log.h"
+#include "core/system.h"
+#include "core/load.h"
+#include "core/names.h"
+#include "core/bridge.h"
+#include "core/daemon.h"
 #include "core/lock.h"
-#include "core/hooks.h"
-#include "core/reconcile.h"
-#include "core/policy.h"
+#include "core/attach.h"
 #include "core/follower.h"
 #include "cmd/cmd.h"
-
-int xn_cmd_prepare(void)
-{
-	if (geteuid() != 0) {
-		xn_err("must run as root (needs CAP_BPF, CAP_NET_ADMIN and "
-		       "CAP_SYS_ADMIN)");
-		return XN_EPERM;
-	}
-	return xn_ensure_bpffs();
-}
-
-int xn_find_bridge(const char *name, struct xn_link *l)
-{
-	int err = xn_get_link(name, l);
-
-	if (err == -ENODEV) {
-		xn_err("no such device '%s'", name);
-		return XN_ENOBRIDGE;
-	}
-	if (err) {
-		xn_err("cannot look up '%s': %s", name, strerror(-err));
-		return err == -EPERM ? XN_EPERM : XN_ERR;
-	}
-	if (strcmp(l->kind, "bridge")) {
-		xn_err("'%s' is not a bridge (it is a %s device); give the "
-		       "bridge its VMs' taps are enslaved to, e.g. virbr0",
-		       name, l->kind[0] ? l->kind : "physical");
-		return XN_ENOBRIDGE;
-	}
-	return 0;
-}
-
-/*
- * What is pinned under the bridge's name: 0 with *fresh 0 (ours and
- * current, s open) or 1 (nothing, the pins of an attach that died before
- * it wrote meta, or the leftovers of a deleted bridge of that name:
- * cleared), or an exit code after a one-line error (another namespace's
- * bridge, another version, pins that are not ours: nothing is touched).
- */
-static int existing_state(struct xn_state *s, const struct xn_link *br,
-			  int *fresh)
-{
-	enum xn_pinned p = xn_pinned(br->name);
-	struct xn_link old;
-	char dir[256];
-	int err;
-
-	*fresh = 1;
-	xn_state_init(s, br->name);
-	if (p == XN_PINNED_NONE || p == XN_PINNED_HALF)
-		return 0;
-	if (p != XN_PINNED_OURS)
-		return xn_pinned_refuse(br->name, p);
-	xn_pin_path(dir, sizeof(dir), br->name, NULL);
-	err = xn_state_open(s, br->name);
-	if (err == XN_ENOTATTACHED)
-		return 0; /* pins missing: an attach that died half-way */
-	if (err)
-		return err;
-	*fresh = 0;
-	if (s->meta.bridge_ifindex == br->ifindex)
-		return 0;
-	*fresh = 1;
-	/* libvirt reuses names: a deleted bridge's state goes. */
-	if (xn_get_link_by_index(s->meta.bridge_ifindex, &old) == -ENODEV ||
-	    strcmp(old.kind, "bridge")) {
-		xn_reconcile_clear(s);
-		xn_state_close(s);
-		xn_state_remove(br->name);
-		xn_info("xdpnet: removed what a deleted bridge named %s left "
-			"behind",
-			br->name);
-		return 0;
-	}
-	xn_state_close(s);
-	xn_err("the pinned state in %s belongs to another bridge; run "
-	       "'xdpnet detach %s' first",
-	       dir, br->name);
-	return XN_ERR;
-}
-
-/* Everything under the lock: load or upgrade, reconcile, meta. */
-static int attach_locked(const struct xn_opts *o, struct xn_link *br,
-			 struct xn_load *ld, struct xn_sync *r)
-{
-	struct xn_policy pol = {};
-	int err, fresh, bypass, no_follow;
-	struct xdpnet_meta before;
-	struct xn_state s;
-
-	err = existing_state(&s, br, &fresh);
-	if (err)
-		return err;
-	/* Options of an earlier attach stay (the libvirt hook runs a plain
-	 * "xdpnet attach"); detach resets them. */
-	bypass = o->bypass_filters || (!fresh && s.meta.bypass_filters);
-	no_follow = o->no_follow || (!fresh && s.meta.no_follow && !o->follow);
-	err = xn_policy_read(br, bypass, &pol);
-	if (!err)
-		err = xn_policy_refuse(&pol, br->name);
-	if (err) {
-		if (!fresh)
-			xn_state_close(&s);
-		xn_policy_free(&pol);
-		return err;
-	}
-	if (pol.nfiltered)
-		xn_info("xdpnet: %s", xn_policy_summary(&pol));
-	if (fresh || strcmp(s.meta.build, xn_build_id())) {
-		xn_state_close(&s);
-		xn_state_init(&s, br->name);
-		err = xn_state_load(&s, ld);
-		if (err) {
-			/* Refused or failed: the old build's follower, if
-			 * one runs, goes on as before. */
-			if (fresh)
-				xn_state_remove(br->name);
-			xn_policy_free(&pol);
-			return err;
-		}
-		/* A follower of another build must not touch the new
-		 * layout: it stops (it waits for our lock meanwhile), and a
-		 * new one starts below. */
-		if (!fresh)
-			xn_follower_stop(br->name);
-	}
-	ld->fresh = fresh;
-	before = s.meta;
-	if (o->mode)
-		s.meta.mode = o->mode;
-	else if (!s.meta.mode)
-		s.meta.mode = XDPNET_MODE_TC;
-	s.meta.no_follow = no_follow;
-	s.meta.bypass_filters = bypass;
-	err = xn_meta_write(&s);
-	if (!err)
-		err = xn_reconcile(&s, br, &pol, r, 0);
-	if (err) {
-		if (fresh) {
-			xn_reconcile_clear(&s);
-			xn_state_close(&s);
-			xn_state_remove(br->name);
-			xn_err("attach failed (%s); everything was rolled back",
-			       strerror(-err));
-		} else {
-			/* As it was: the mode and options, the ports. */
-			s.meta = before;
-			xn_meta_write(&s);
-			xn_reconcile_undo(&s, br, &pol, r);
-			xn_state_close(&s);
-			xn_err("attach failed (%s); what it changed was rolled "
-			       "back",
-			       strerror(-err));
-		}
-		xn_policy_free(&pol);
-		return XN_ERR;
-	}
-	/* Done: this build owns the state now. */
-	snprintf(s.meta.build, sizeof(s.meta.build), "%s", xn_build_id());
-	ld->live = s.meta.live;
-	ld->no_follow = s.meta.no_follow;
-	ld->mode = s.meta.mode;
-	ld->fdb_trace = s.meta.fdb_trace;
-	err = xn_meta_write(&s) ? XN_ERR : 0;
-	xn_state_close(&s);
-	xn_policy_free(&pol);
-	return err;
-}
 
 int xn_attach(const struct xn_opts *o)
 {
@@ -197,7 +27,12 @@ int xn_attach(const struct xn_opts *o)
 	struct xn_link br;
 	int err, lk;
 
-	err = xn_cmd_prepare();
+	struct xn_attach_req rq = { .mode = o->mode,
+				    .bypass_filters = o->bypass_filters,
+				    .no_follow = o->no_follow,
+				    .follow = o->follow };
+
+	err = xn_prepare();
 	if (!err)
 		err = xn_find_bridge(o->bridge, &br);
 	if (err)
@@ -210,7 +45,7 @@ int xn_attach(const struct xn_opts *o)
 	lk = xn_lock(br.name, 30);
 	if (lk < 0)
 		return XN_EBUSY;
-	err = attach_locked(o, &br, &ld, &r);
+	err = xn_attach_locked(&rq, &br, &ld, &r);
 	xn_unlock(lk);
 	if (err)
 		return err;
@@ -244,14 +79,4 @@ int xn_attach(const struct xn_opts *o)
 	if (!err && strcmp(how, "running"))
 		xn_info("xdpnet: follower started (%s)", how);
 	return err;
-}
-
-int xn_follow(const struct xn_opts *o)
-{
-	struct xn_link br;
-	int err = xn_cmd_prepare();
-
-	if (!err)
-		err = xn_find_bridge(o->bridge, &br);
-	return err ? err : xn_follow_run(br.name, &br);
 }

@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "xdpnet.h"
-#include "lib/util.h"
+#include "lib/exit.h"
+#include "core/paths.h"
 #include "cmd/cli.h"
 
 /* Which options each command takes. */

@@ -1,21 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* The commands (user/cmd_*.c). Each returns an enum xn_exit code. */
+/* The commands (user/cmd/VERB.c, one file each), and the table that runs
+ * them (cmd/table.c). Each returns an enum xn_exit code. Only the table
+ * calls a command: no file includes another command. */
 #ifndef XN_CMD_H
 #define XN_CMD_H
 
 #include "cmd/cli.h"
-#include "lib/nl.h"
 
 int xn_attach(const struct xn_opts *o);
 int xn_follow(const struct xn_opts *o);
 int xn_detach(const struct xn_opts *o);
 int xn_status(const struct xn_opts *o);
 int xn_fdb(const struct xn_opts *o);
+int xn_stats(const struct xn_opts *o);
+int xn_latency(const struct xn_opts *o);
+int xn_exporter(const struct xn_opts *o);
 
-/* Shared preamble: root, bpffs. 0 or an exit code after a one-line error. */
-int xn_cmd_prepare(void);
-/* Look BRIDGE up: 0, or an exit code after a one-line error (no such
- * device, not a bridge). */
-int xn_find_bridge(const char *name, struct xn_link *l);
+/* Run the command o names (help and version included). */
+int xn_cmd_run(const struct xn_opts *o);
 
 #endif

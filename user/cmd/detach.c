@@ -11,40 +11,19 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "xdpnet.h"
-#include "lib/util.h"
+#include "lib/exit.h"
+#include "lib/log.h"
+#include "core/paths.h"
+#include "core/system.h"
 #include "core/pins.h"
+#include "core/owner.h"
+#include "core/bridge.h"
+#include "core/daemon.h"
 #include "core/lock.h"
 #include "core/hooks.h"
 #include "core/reconcile.h"
 #include "core/follower.h"
 #include "cmd/cmd.h"
-
-#define TC_CLSACT_HANDLE 1
-#define TC_CLSACT_PRIO 0xfe58
-
-/* A clsact filter of xdpnet's on a port of the bridge, from any version
- * (the handle and priority never changed). */
-static void unhook_clsact_any(__u32 bridge_ifindex)
-{
-	struct xn_link *ports = NULL;
-	int n = 0, i;
-
-	if (xn_list_ports(bridge_ifindex, &ports, &n))
-		return;
-	for (i = 0; i < n; i++) {
-		DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook,
-				    .ifindex = ports[i].ifindex,
-				    .attach_point = BPF_TC_INGRESS);
-		DECLARE_LIBBPF_OPTS(bpf_tc_opts, q, .handle = TC_CLSACT_HANDLE,
-				    .priority = TC_CLSACT_PRIO);
-
-		if (!bpf_tc_query(&hook, &q)) {
-			q.prog_id = q.prog_fd = q.flags = 0;
-			bpf_tc_detach(&hook, &q);
-		}
-	}
-	free(ports);
-}
 
 int xn_detach(const struct xn_opts *o)
 {
@@ -53,20 +32,19 @@ int xn_detach(const struct xn_opts *o)
 	char dir[256], path[256];
 	int err, lk, have_br;
 
-	err = xn_cmd_prepare();
+	err = xn_prepare();
 	if (err)
 		return err;
+	/* The one lookup: a name that is no device at all is fine while
+	 * there are pins to remove. */
 	have_br = xn_get_link(o->bridge, &br) == 0;
 	if (xn_pin_path(dir, sizeof(dir), o->bridge, NULL) ||
 	    access(dir, F_OK)) {
 		/* Nothing pinned: an unknown name is an error, as for
 		 * attach; a bridge we are not on is fine. */
-		if (!have_br) {
-			xn_err("no such device '%s'", o->bridge);
-			return XN_ENOBRIDGE;
-		}
-		if (strcmp(br.kind, "bridge"))
-			return xn_find_bridge(o->bridge, &br);
+		err = xn_bridge_check(o->bridge, have_br ? 0 : -ENODEV, &br);
+		if (err)
+			return err;
 		xn_follower_stop(o->bridge);
 		xn_info("xdpnet: %s is not attached; nothing to do", o->bridge);
 		return XN_OK;
@@ -89,12 +67,12 @@ int xn_detach(const struct xn_opts *o)
 	if (!err) {
 		xn_reconcile_clear(&s);
 		if (have_br && s.meta.bridge_ifindex == br.ifindex)
-			unhook_clsact_any(br.ifindex);
+			xn_unhook_clsact_ports(br.ifindex);
 		xn_state_close(&s);
 	} else if (have_br) {
 		/* Another version's state: its links go with the pins;
 		 * its clsact filters by name. */
-		unhook_clsact_any(br.ifindex);
+		xn_unhook_clsact_ports(br.ifindex);
 	}
 	xn_state_remove(o->bridge);
 	xn_unlock(lk);
@@ -102,7 +80,7 @@ int xn_detach(const struct xn_opts *o)
 		xn_err("could not remove everything under %s", dir);
 		return XN_ERR;
 	}
-	if (!xn_run_path(path, sizeof(path), o->bridge, "pid"))
+	if (!xn_run_path(path, sizeof(path), o->bridge, XN_RUN_PID))
 		unlink(path);
 	xn_info("xdpnet: detached from %s; the bridge forwards everything "
 		"again",

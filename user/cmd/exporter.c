@@ -17,97 +17,43 @@
 #include <unistd.h>
 #include <microhttpd.h>
 #include "xdpnet.h"
-#include "lib/util.h"
+#include "lib/exit.h"
+#include "lib/log.h"
+#include "core/paths.h"
+#include "core/system.h"
+#include "core/bridge.h"
 #include "lib/nl.h"
-#include "core/stats.h"
-#include "core/pins.h"
+#include "lib/addr.h"
+#include "core/stats_view.h"
+#include "core/stats_collect.h"
+#include "out/stats.h"
 #include "cmd/cmd.h"
-#include "cmd/exporter.h"
 
 #define MAX_BRIDGES 64
-
-int xn_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len)
-{
-	struct sockaddr_in *in4 = (struct sockaddr_in *)ss;
-	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
-	char host[64];
-	const char *colon, *port;
-	char *end;
-	long p;
-	size_t hl;
-
-	memset(ss, 0, sizeof(*ss));
-	if (s[0] == '[') {
-		const char *rb = strchr(s, ']');
-
-		if (!rb || rb[1] != ':')
-			return -1;
-		hl = rb - s - 1;
-		if (hl >= sizeof(host))
-			return -1;
-		memcpy(host, s + 1, hl);
-		host[hl] = 0;
-		port = rb + 2;
-	} else {
-		colon = strrchr(s, ':');
-		if (!colon || strchr(s, ':') != colon)
-			return -1;
-		hl = colon - s;
-		if (hl >= sizeof(host))
-			return -1;
-		memcpy(host, s, hl);
-		host[hl] = 0;
-		if (!hl)
-			snprintf(host, sizeof(host), "127.0.0.1");
-		port = colon + 1;
-	}
-	if (!*port)
-		return -1;
-	p = strtol(port, &end, 10);
-	if (*end || p < 1 || p > 65535)
-		return -1;
-	if (inet_pton(AF_INET, host, &in4->sin_addr) == 1) {
-		in4->sin_family = AF_INET;
-		in4->sin_port = htons(p);
-		*len = sizeof(*in4);
-		return 0;
-	}
-	if (inet_pton(AF_INET6, host, &in6->sin6_addr) == 1) {
-		in6->sin6_family = AF_INET6;
-		in6->sin6_port = htons(p);
-		*len = sizeof(*in6);
-		return 0;
-	}
-	return -1;
-}
 
 struct exporter {
 	const char *bridge; /* NULL: all of this namespace */
 	unsigned long scrapes;
 };
 
-/* The bridges to export: names under XDPNET_PIN_ROOT that are bridges of
+/* The bridges to export: names under the pin root that are bridges of
  * this namespace whose pins are ours. */
 static int list_bridges(char names[][IF_NAMESIZE], int max)
 {
-	struct dirent *de;
-	int n = 0;
-	DIR *d = opendir(XDPNET_PIN_ROOT);
+	char(*dirs)[IF_NAMESIZE];
+	int n = 0, nd, i;
 
-	if (!d)
+	if (xn_pin_dirs(&dirs, &nd))
 		return 0;
-	while ((de = readdir(d)) && n < max) {
+	for (i = 0; i < nd && n < max; i++) {
 		struct xn_link l;
 
-		if (de->d_name[0] == '.' || !xn_valid_ifname(de->d_name))
+		if (xn_get_link(dirs[i], &l) || strcmp(l.kind, "bridge") ||
+		    !xn_stats_pins_ours(dirs[i]))
 			continue;
-		if (xn_get_link(de->d_name, &l) || strcmp(l.kind, "bridge") ||
-		    !xn_stats_pins_ours(de->d_name))
-			continue;
-		/* xn_valid_ifname(): shorter than IF_NAMESIZE */
-		memcpy(names[n++], de->d_name, strlen(de->d_name) + 1);
+		memcpy(names[n++], dirs[i], IF_NAMESIZE);
 	}
-	closedir(d);
+	free(dirs);
 	return n;
 }
 
@@ -240,11 +186,9 @@ int xn_exporter(const struct xn_opts *o)
 		       listen);
 		return XN_EUSAGE;
 	}
-	if (geteuid() != 0) {
-		xn_err("must run as root (needs CAP_BPF and CAP_SYS_ADMIN to "
-		       "read pinned maps)");
-		return XN_EPERM;
-	}
+	err = xn_require_root(XN_CAPS_READ);
+	if (err)
+		return err;
 	if (o->bridge) {
 		err = xn_find_bridge(o->bridge, &br);
 		if (err)

@@ -5,9 +5,13 @@
 #include <time.h>
 #include <bpf/bpf.h>
 #include "xdpnet.h"
-#include "lib/util.h"
-#include "out/format.h"
+#include "lib/exit.h"
+#include "lib/log.h"
+#include "core/system.h"
 #include "core/pins.h"
+#include "core/owner.h"
+#include "core/jiffies.h"
+#include "out/fdb.h"
 #include "cmd/cmd.h"
 
 static int cmp_fdb(const void *a, const void *b)
@@ -46,7 +50,7 @@ int xn_fdb(const struct xn_opts *o)
 	struct xn_state st;
 	__u32 now = 0;
 
-	err = xn_cmd_prepare();
+	err = xn_prepare();
 	if (err)
 		return err;
 	err = xn_state_open(&st, o->bridge);

@@ -8,9 +8,14 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "xdpnet.h"
-#include "lib/util.h"
-#include "out/format.h"
+#include "lib/exit.h"
+#include "lib/log.h"
+#include "core/paths.h"
+#include "core/system.h"
 #include "core/pins.h"
+#include "core/owner.h"
+#include "core/counters.h"
+#include "out/status.h"
 #include "core/lock.h"
 #include "core/hooks.h"
 #include "cmd/cmd.h"
@@ -26,19 +31,6 @@ static int count_keys(int fd)
 	     err = bpf_map_get_next_key(fd, &k, &nk), k = nk)
 		n++;
 	return n;
-}
-
-static void fdb_events(const struct xn_state *st, __u64 *out, int ncpu)
-{
-	__u64 *v = calloc(ncpu, sizeof(*v));
-	__u32 k;
-	int c;
-
-	for (k = 0; v && k < XDPNET_FE_MAX; k++)
-		if (!bpf_map_lookup_elem(st->fd[XM_FDB_EV], &k, v))
-			for (c = 0; c < ncpu; c++)
-				out[k] += v[c];
-	free(v);
 }
 
 static int status_one(const char *bridge, struct xn_bridge_status *s, int quiet)
@@ -63,7 +55,7 @@ static int status_one(const char *bridge, struct xn_bridge_status *s, int quiet)
 	xn_cfg_read(&st, &s->cfg);
 	s->fdb_entries = count_keys(st.fd[XM_FDB]);
 	s->fdb_static = count_keys(st.fd[XM_FDB_STATIC]);
-	fdb_events(&st, s->fdb_ev, ncpu);
+	xn_fdb_ev_read(&st, s->fdb_ev);
 	s->note_set = !xn_pin_exists(bridge, "trace_redirect_err");
 	s->gone = xn_get_link_by_index(st.meta.bridge_ifindex, &l) ||
 		  strcmp(l.name, bridge);
@@ -85,11 +77,11 @@ static int status_one(const char *bridge, struct xn_bridge_status *s, int quiet)
 			continue;
 		if (!if_indextoname(p->port.ifindex, p->name))
 			snprintf(p->name, sizeof(p->name), "(gone)");
-		snprintf(leaf, sizeof(leaf), "tc_%u", p->port.ifindex);
+		xn_port_leaf(leaf, sizeof(leaf), XN_PORT_TC, p->port.ifindex);
 		p->tc_prog_id = p->port.hook == XDPNET_HOOK_CLSACT
 					? xn_prog_id(st.prog_tc)
 					: xn_link_prog_id(bridge, leaf);
-		snprintf(leaf, sizeof(leaf), "xdp_%u", p->port.ifindex);
+		xn_port_leaf(leaf, sizeof(leaf), XN_PORT_XDP, p->port.ifindex);
 		p->xdp_prog_id = xn_link_prog_id(bridge, leaf);
 		if (!bpf_map_lookup_elem(st.fd[XM_STATS], &slot, pc))
 			xn_sum_stats(pc, ncpu, &p->st);
@@ -110,9 +102,9 @@ static int cmp_port(const void *a, const void *b)
 int xn_status(const struct xn_opts *o)
 {
 	struct xn_bridge_status *s;
-	int n = 0, i, err = xn_cmd_prepare();
-	struct dirent *de;
-	DIR *d;
+	int n = 0, i, err = xn_prepare();
+	char(*names)[IF_NAMESIZE];
+	int nnames;
 
 	if (err)
 		return err;
@@ -126,14 +118,13 @@ int xn_status(const struct xn_opts *o)
 			       "attach %s')",
 			       o->bridge, o->bridge);
 		n = !err;
-	} else if ((d = opendir(XDPNET_PIN_ROOT))) {
+	} else if (!xn_pin_dirs(&names, &nnames)) {
 		/* Other namespaces' bridges and other versions' state are
 		 * not ours to show. */
-		while ((de = readdir(d)) && n < MAX_BRIDGES)
-			if (de->d_name[0] != '.' &&
-			    !status_one(de->d_name, &s[n], 1))
+		for (i = 0; i < nnames && n < MAX_BRIDGES; i++)
+			if (!status_one(names[i], &s[n], 1))
 				n++;
-		closedir(d);
+		free(names);
 	}
 	for (i = 0; i < n; i++)
 		qsort(s[i].ports, s[i].nports, sizeof(*s[i].ports), cmp_port);

@@ -17,9 +17,12 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "lib/exit.h"
+#include "lib/log.h"
 #include "lib/util.h"
+#include "core/paths.h"
+#include "core/daemon.h"
 #include "core/lock.h"
-#include "core/follower.h"
 
 #define UNIT "xdpnet@.service"
 
@@ -51,7 +54,7 @@ static int use_systemd(void)
 		return 1;
 	if (access("/run/systemd/system", F_OK) || !same_netns_as_init())
 		return 0;
-	for (i = 0; i < sizeof(unit_dirs) / sizeof(unit_dirs[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(unit_dirs); i++) {
 		snprintf(path, sizeof(path), "%s/%s", unit_dirs[i], UNIT);
 		if (!access(path, F_OK))
 			return 1;
@@ -82,24 +85,6 @@ static int run(char *const argv[])
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-static void unit_name(char *buf, size_t len, const char *bridge)
-{
-	/* systemd-escape: '-' and anything unusual become \xNN. */
-	size_t o = snprintf(buf, len, "xdpnet@");
-	const char *c;
-
-	for (c = bridge; *c && o + 5 < len; c++) {
-		if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-		    (*c >= '0' && *c <= '9') || *c == '_' ||
-		    (*c == '.' && c != bridge))
-			buf[o++] = *c;
-		else
-			o += snprintf(buf + o, len - o, "\\x%02x",
-				      (unsigned char)*c);
-	}
-	snprintf(buf + o, len - o, ".service");
-}
-
 static int wait_alive(const char *bridge, pid_t child, int secs)
 {
 	struct timespec d = { 0, 10 * 1000 * 1000 };
@@ -124,7 +109,7 @@ static int start_daemon(const char *bridge)
 	pid_t pid;
 	int err;
 
-	if (xn_run_path(log, sizeof(log), bridge, "log"))
+	if (xn_run_path(log, sizeof(log), bridge, XN_RUN_LOG))
 		return XN_ERR;
 	pid = fork();
 	if (pid < 0)
@@ -174,7 +159,8 @@ int xn_follower_start(const char *bridge, const char **how)
 		return start_daemon(bridge);
 	}
 	*how = "systemd";
-	unit_name(unit, sizeof(unit), bridge);
+	if (xn_unit_name(unit, sizeof(unit), bridge))
+		return XN_ERR;
 	{
 		/* --no-block: the unit is ordered after libvirtd, whose
 		 * hooks run attach while it starts. */
@@ -219,8 +205,8 @@ int xn_follower_stop(const char *bridge)
 
 	if (!xn_follower_alive(bridge, &pid))
 		return 0;
-	unit_name(unit, sizeof(unit), bridge);
-	if (access("/run/systemd/system", F_OK) == 0) {
+	if (!xn_unit_name(unit, sizeof(unit), bridge) &&
+	    access("/run/systemd/system", F_OK) == 0) {
 		char *argv[] = { "systemctl", "stop", unit, NULL };
 		char *q[] = { "systemctl", "is-active", "--quiet", unit, NULL };
 

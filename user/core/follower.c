@@ -38,9 +38,12 @@
 #include <linux/rtnetlink.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "lib/util.h"
-#include "lib/nl.h"
+#include "lib/exit.h"
+#include "lib/log.h"
 #include "core/pins.h"
+#include "core/owner.h"
+#include "core/load.h"
+#include "lib/nl.h"
 #include "core/lock.h"
 #include "core/reconcile.h"
 #include "core/policy.h"

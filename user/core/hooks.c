@@ -8,7 +8,9 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
-#include "lib/util.h"
+#include "lib/log.h"
+#include "core/paths.h"
+#include "core/pins.h"
 #include "core/hooks.h"
 
 /* Not in the 6.1 UAPI headers that Debian 12 ships. */
@@ -80,12 +82,22 @@ static int link_converge(struct xn_state *s, const char *leaf, __u32 ifindex,
 	return err;
 }
 
-static int tc_hook_kind(void)
+int xn_tc_hook_kind(const char *env)
 {
-	const char *env = getenv("XDPNET_TC_HOOK"); /* tests: force clsact */
-
 	return env && !strcmp(env, "clsact") ? XDPNET_HOOK_CLSACT
 					     : XDPNET_HOOK_TCX;
+}
+
+enum xn_xdp_choice xn_xdp_choose(const struct xdpnet_port *port,
+				 const struct xn_link *l, int ours)
+{
+	if (port->flags & XDPNET_PORT_VETH)
+		return XN_XDP_VETH;
+	if (ours < 0)
+		return XN_XDP_FAILED;
+	if (ours > 0)
+		return XN_XDP_OURS;
+	return l->xdp_prog_id ? XN_XDP_FOREIGN : XN_XDP_NEW;
 }
 
 static int hook_clsact(struct xn_state *s, struct xdpnet_port *port)
@@ -123,14 +135,15 @@ int xn_hook_tc(struct xn_state *s, struct xdpnet_port *port)
 
 	if (port->hook == XDPNET_HOOK_CLSACT)
 		return hook_clsact(s, port);
-	snprintf(leaf, sizeof(leaf), "tc_%u", port->ifindex);
+	xn_port_leaf(leaf, sizeof(leaf), XN_PORT_TC, port->ifindex);
 	err = link_converge(s, leaf, port->ifindex, s->prog_tc);
 	if (err) {
 		if (err > 0)
 			port->hook = XDPNET_HOOK_TCX;
 		return err < 0 ? err : 0;
 	}
-	if (tc_hook_kind() == XDPNET_HOOK_TCX) {
+	/* XDPNET_TC_HOOK=clsact: tests force the clsact filter. */
+	if (xn_tc_hook_kind(getenv("XDPNET_TC_HOOK")) == XDPNET_HOOK_TCX) {
 		fd = bpf_link_create(s->prog_tc, port->ifindex, BPF_TCX_INGRESS,
 				     NULL);
 		if (fd >= 0) {
@@ -147,32 +160,63 @@ int xn_hook_tc(struct xn_state *s, struct xdpnet_port *port)
 	return hook_clsact(s, port);
 }
 
-void xn_unhook_tc(struct xn_state *s, const struct xdpnet_port *port)
+void xn_unhook_clsact(__u32 ifindex, int destroy)
 {
-	char leaf[32];
-	int fd;
+	DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
+			    .attach_point = BPF_TC_INGRESS);
+	DECLARE_LIBBPF_OPTS(bpf_tc_opts, q, .handle = TC_CLSACT_HANDLE,
+			    .priority = TC_CLSACT_PRIO);
 
-	if (port->hook == XDPNET_HOOK_CLSACT) {
-		DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = port->ifindex,
-				    .attach_point = BPF_TC_INGRESS);
-		DECLARE_LIBBPF_OPTS(bpf_tc_opts, opts,
-				    .handle = TC_CLSACT_HANDLE,
-				    .priority = TC_CLSACT_PRIO);
-
-		bpf_tc_detach(&hook, &opts);
-		if (port->flags & XDPNET_PORT_OWN_CLSACT) {
-			hook.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
-			bpf_tc_hook_destroy(&hook);
-		}
-		return;
+	if (!bpf_tc_query(&hook, &q)) {
+		q.prog_id = q.prog_fd = q.flags = 0;
+		bpf_tc_detach(&hook, &q);
 	}
-	snprintf(leaf, sizeof(leaf), "tc_%u", port->ifindex);
-	fd = xn_pin_get(s->bridge, leaf);
+	if (destroy) {
+		hook.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
+		bpf_tc_hook_destroy(&hook);
+	}
+}
+
+void xn_unhook_clsact_ports(__u32 bridge_ifindex)
+{
+	struct xn_link *ports = NULL;
+	int n = 0, i;
+
+	if (xn_list_ports(bridge_ifindex, &ports, &n))
+		return;
+	for (i = 0; i < n; i++)
+		xn_unhook_clsact(ports[i].ifindex, 0);
+	free(ports);
+}
+
+/* Detach the pinned link leaf (even if somebody holds an fd) and unpin it;
+ * harmless when the port is gone. */
+static void link_remove(struct xn_state *s, const char *leaf)
+{
+	int fd = xn_pin_get(s->bridge, leaf);
+
 	if (fd >= 0) {
-		bpf_link_detach(fd); /* fails harmlessly if the port is gone */
+		bpf_link_detach(fd);
 		close(fd);
 	}
 	xn_pin_unlink(s->bridge, leaf);
+}
+
+void xn_unhook_tcx(struct xn_state *s, __u32 ifindex)
+{
+	char leaf[32];
+
+	xn_port_leaf(leaf, sizeof(leaf), XN_PORT_TC, ifindex);
+	link_remove(s, leaf);
+}
+
+void xn_unhook_tc(struct xn_state *s, const struct xdpnet_port *port)
+{
+	if (port->hook == XDPNET_HOOK_CLSACT)
+		xn_unhook_clsact(port->ifindex,
+				 !!(port->flags & XDPNET_PORT_OWN_CLSACT));
+	else
+		xn_unhook_tcx(s, port->ifindex);
 }
 
 /* Describe whoever owns XDP on a port, with libxdp (it knows dispatchers). */
@@ -206,34 +250,39 @@ void xn_hook_xdp(struct xn_state *s, const struct xn_link *l,
 {
 	DECLARE_LIBBPF_OPTS(bpf_link_create_opts, opts,
 			    .flags = XDP_FLAGS_DRV_MODE);
+	int fd, ours = 0;
 	char leaf[32];
-	int fd, err;
 
 	port->flags &= ~XDPNET_PORT_XDP;
-	if (port->flags & XDPNET_PORT_VETH) {
+	xn_port_leaf(leaf, sizeof(leaf), XN_PORT_XDP, port->ifindex);
+	if (!(port->flags & XDPNET_PORT_VETH))
+		ours = link_converge(s, leaf, port->ifindex, s->prog_xdp);
+	switch (xn_xdp_choose(port, l, ours)) {
+	case XN_XDP_VETH:
 		/* Native XDP on a veth strips GSO from its peer. */
 		xn_unhook_xdp(s, port->ifindex);
 		port->tc_reason = XDPNET_TCR_VETH;
 		return;
-	}
-	snprintf(leaf, sizeof(leaf), "xdp_%u", port->ifindex);
-	err = link_converge(s, leaf, port->ifindex, s->prog_xdp);
-	if (err > 0) {
+	case XN_XDP_OURS:
 		port->flags |= XDPNET_PORT_XDP;
 		port->tc_reason = XDPNET_TCR_NONE;
 		return;
-	}
-	if (!err && l->xdp_prog_id) {
+	case XN_XDP_FOREIGN:
 		if (port->tc_reason != XDPNET_TCR_FOREIGN_XDP ||
 		    port->foreign_prog_id != l->xdp_prog_id)
 			describe_foreign_xdp(l);
 		port->tc_reason = XDPNET_TCR_FOREIGN_XDP;
 		port->foreign_prog_id = l->xdp_prog_id;
 		return;
+	case XN_XDP_FAILED:
+		fd = ours;
+		break;
+	case XN_XDP_NEW:
+	default:
+		fd = bpf_link_create(s->prog_xdp, port->ifindex, BPF_XDP,
+				     &opts);
+		break;
 	}
-	fd = err < 0 ? err
-		     : bpf_link_create(s->prog_xdp, port->ifindex, BPF_XDP,
-				       &opts);
 	if (fd < 0 || xn_pin_obj(fd, s->bridge, leaf)) {
 		if (fd >= 0)
 			close(fd);
@@ -252,15 +301,9 @@ void xn_hook_xdp(struct xn_state *s, const struct xn_link *l,
 void xn_unhook_xdp(struct xn_state *s, __u32 ifindex)
 {
 	char leaf[32];
-	int fd;
 
-	snprintf(leaf, sizeof(leaf), "xdp_%u", ifindex);
-	fd = xn_pin_get(s->bridge, leaf);
-	if (fd >= 0) {
-		bpf_link_detach(fd);
-		close(fd);
-	}
-	xn_pin_unlink(s->bridge, leaf);
+	xn_port_leaf(leaf, sizeof(leaf), XN_PORT_XDP, ifindex);
+	link_remove(s, leaf);
 }
 
 void xn_unhook_all(struct xn_state *s)

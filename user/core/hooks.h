@@ -17,13 +17,41 @@
  * (or moves it to the current program) otherwise. Fills port->hook and
  * XDPNET_PORT_OWN_CLSACT. 0 or -errno. */
 int xn_hook_tc(struct xn_state *s, struct xdpnet_port *port);
-void xn_unhook_tc(struct xn_state *s, const struct xdpnet_port *port);
+
+/* Which TC hook a new port gets: XDPNET_HOOK_TCX, or XDPNET_HOOK_CLSACT
+ * when env (XDPNET_TC_HOOK: tests) says "clsact" (xn_hook_tc falls back to
+ * clsact where the kernel has no tcx). */
+int xn_tc_hook_kind(const char *env);
 
 /* Native XDP on a tap (never on veths: it would strip the peer's GSO).
  * Sets XDPNET_PORT_XDP, or port->tc_reason saying why not. */
 void xn_hook_xdp(struct xn_state *s, const struct xn_link *l,
 		 struct xdpnet_port *port);
+
+/* What xn_hook_xdp does on a port, given ours: 1 when our pinned link
+ * runs the current program there, 0 when there is none, -errno. */
+enum xn_xdp_choice {
+	XN_XDP_VETH,	/* none on a veth (ours goes) */
+	XN_XDP_OURS,	/* ours is in place */
+	XN_XDP_FOREIGN, /* another program holds XDP: leave it the port */
+	XN_XDP_NEW,	/* hook ours */
+	XN_XDP_FAILED,	/* ours could not be checked: the TC stage only */
+};
+enum xn_xdp_choice xn_xdp_choose(const struct xdpnet_port *port,
+				 const struct xn_link *l, int ours);
+
+/* One unhook per hook kind. tcx and XDP: the pinned link tc_IFINDEX or
+ * xdp_IFINDEX goes (detached even if somebody holds it). clsact: xdpnet's
+ * filter (of any version: its handle and priority never changed), and
+ * with destroy the clsact qdisc too (when xdpnet created it). */
+void xn_unhook_tcx(struct xn_state *s, __u32 ifindex);
 void xn_unhook_xdp(struct xn_state *s, __u32 ifindex);
+void xn_unhook_clsact(__u32 ifindex, int destroy);
+/* The TC stage of a port, whichever kind port->hook says. */
+void xn_unhook_tc(struct xn_state *s, const struct xdpnet_port *port);
+/* xdpnet's clsact filter on every port of a bridge (detach: also where
+ * another version's state left them). */
+void xn_unhook_clsact_ports(__u32 bridge_ifindex);
 
 /* Program id behind a pinned link (tc_IFINDEX, xdp_IFINDEX), 0 if none. */
 __u32 xn_link_prog_id(const char *bridge, const char *leaf);

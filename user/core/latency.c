@@ -21,19 +21,21 @@
 #include <bpf/libbpf.h>
 #include "xdpnet.h"
 #include "xdpnet_lat.skel.h"
+#include "lib/exit.h"
+#include "lib/log.h"
 #include "lib/util.h"
 #include "lib/nl.h"
-#include "core/stats.h"
 #include "core/pins.h"
-#include "cmd/cmd.h"
+#include "core/owner.h"
 #include "core/lock.h"
+#include "core/histogram.h"
 #include "core/latency.h"
 
 static const char *const lat_links[] = { "lat_rx", "lat_tx", "lat_xdp" };
-#define N_LINKS (sizeof(lat_links) / sizeof(lat_links[0]))
+#define N_LINKS ARRAY_SIZE(lat_links)
 
 /* The probe's pins belong to this namespace's bridge? Pins are global. */
-static int lat_ours(const char *bridge)
+int xn_lat_ours(const char *bridge)
 {
 	struct xdpnet_lat_ctl ctl = {};
 	__u32 zero = 0;
@@ -51,7 +53,7 @@ int xn_lat_is_on(const char *bridge)
 {
 	unsigned int i;
 
-	if (!lat_ours(bridge))
+	if (!xn_lat_ours(bridge))
 		return 0;
 	for (i = 0; i < N_LINKS; i++)
 		if (!xn_pin_exists(bridge, lat_links[i]))
@@ -80,7 +82,7 @@ int xn_lat_read(const char *bridge, struct xn_lat_row **rows, int *n)
 	*n = 0;
 	if (ncpu < 0)
 		return ncpu;
-	if (!lat_ours(bridge))
+	if (!xn_lat_ours(bridge))
 		return -ENOENT;
 	fd = xn_pin_get(bridge, "lat_hist");
 	if (fd < 0)
@@ -132,7 +134,7 @@ int xn_lat_reset(const char *bridge)
 	struct xdpnet_lat_key *keys, k, nk;
 	int fd, n = 0, i, err;
 
-	if (!lat_ours(bridge))
+	if (!xn_lat_ours(bridge))
 		return -ENOENT;
 	fd = xn_pin_get(bridge, "lat_hist");
 	if (fd < 0)
@@ -244,7 +246,7 @@ static int reuse(struct bpf_map *m, const char *bridge, const char *leaf)
 	return !err;
 }
 
-static int lat_on(const char *bridge, const struct xn_link *br)
+int xn_lat_on(const char *bridge, const struct xn_link *br)
 {
 	struct xdpnet_lat_bpf *skel;
 	struct bpf_link *l[N_LINKS] = {};
@@ -342,7 +344,7 @@ static int lat_on(const char *bridge, const struct xn_link *br)
 	return XN_OK;
 }
 
-static int lat_off(const char *bridge)
+int xn_lat_off(const char *bridge)
 {
 	int fd;
 
@@ -370,50 +372,4 @@ static int lat_off(const char *bridge)
 		"'xdpnet stats %s --reset' or detach",
 		bridge, bridge);
 	return XN_OK;
-}
-
-int xn_latency(const struct xn_opts *o)
-{
-	char dir[256];
-	struct xn_link br;
-	int err;
-
-	if (geteuid() != 0) {
-		xn_err("must run as root (needs CAP_BPF, CAP_PERFMON and "
-		       "CAP_SYS_ADMIN)");
-		return XN_EPERM;
-	}
-	err = xn_find_bridge(o->bridge, &br);
-	if (err)
-		return err;
-	err = xn_ensure_bpffs();
-	if (err)
-		return err;
-	{
-		enum xn_pinned p = xn_pinned(o->bridge);
-
-		if (p >= XN_PINNED_OTHER_NS)
-			return xn_pinned_refuse(o->bridge, p);
-	}
-	if (xn_pin_exists(o->bridge, "lat_ctl") && !lat_ours(o->bridge)) {
-		xn_err("%s/%s holds the state of a bridge named %s in another "
-		       "network namespace",
-		       XDPNET_PIN_ROOT, o->bridge, o->bridge);
-		return XN_ERR;
-	}
-	if (!o->arg) {
-		int on = xn_lat_is_on(o->bridge);
-
-		printf("%s: latency probe %s\n", o->bridge, on ? "on" : "off");
-		return XN_OK;
-	}
-	if (!strcmp(o->arg, "off"))
-		return lat_off(o->bridge);
-	if (xn_pin_path(dir, sizeof(dir), o->bridge, NULL) ||
-	    (mkdir(XDPNET_PIN_ROOT, 0700) && errno != EEXIST) ||
-	    (mkdir(dir, 0700) && errno != EEXIST)) {
-		xn_err("cannot create %s: %s", dir, strerror(errno));
-		return XN_ERR;
-	}
-	return lat_on(o->bridge, &br);
 }

@@ -8,11 +8,16 @@
 #ifndef XN_LATENCY_H
 #define XN_LATENCY_H
 
-#include "cmd/cli.h"
-#include "core/stats.h"
+#include "lib/nl.h"
+#include "core/histogram.h"
 
-/* xdpnet latency BRIDGE [on|off]. Returns an enum xn_exit code. */
-int xn_latency(const struct xn_opts *o);
+/* Switch the probe on for br (named bridge) or off; an exit code, after a
+ * line saying what was done or a one-line error. */
+int xn_lat_on(const char *bridge, const struct xn_link *br);
+int xn_lat_off(const char *bridge);
+
+/* The probe's pins belong to this namespace's bridge? (Pins are global.) */
+int xn_lat_ours(const char *bridge);
 
 /* Whether the probe's links are in place for this bridge. */
 int xn_lat_is_on(const char *bridge);

@@ -9,24 +9,18 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "lib/util.h"
+#include "lib/log.h"
+#include "core/paths.h"
 #include "core/lock.h"
 
-int xn_run_path(char *buf, size_t len, const char *bridge, const char *suffix)
-{
-	int n = snprintf(buf, len, "%s/%s.%s", XDPNET_RUN_DIR, bridge, suffix);
-
-	return n < 0 || (size_t)n >= len ? -1 : 0;
-}
-
-static int open_run(const char *bridge, const char *suffix)
+static int open_run(const char *bridge, enum xn_run_file file)
 {
 	char path[256];
 	int fd;
 
-	if (xn_run_path(path, sizeof(path), bridge, suffix))
+	if (xn_run_path(path, sizeof(path), bridge, file))
 		return -ENAMETOOLONG;
-	if (mkdir(XDPNET_RUN_DIR, 0755) && errno != EEXIST)
+	if (mkdir(xn_run_dir(), 0755) && errno != EEXIST)
 		return -errno;
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	return fd < 0 ? -errno : fd;
@@ -35,10 +29,11 @@ static int open_run(const char *bridge, const char *suffix)
 int xn_lock(const char *bridge, int timeout_s)
 {
 	struct timespec d = { 0, 10 * 1000 * 1000 };
-	int fd = open_run(bridge, "lock"), i;
+	int fd = open_run(bridge, XN_RUN_LOCK), i;
+	char path[256];
 
 	if (fd < 0) {
-		xn_err("cannot open the lock in %s: %s", XDPNET_RUN_DIR,
+		xn_err("cannot open the lock in %s: %s", xn_run_dir(),
 		       strerror(-fd));
 		return -1;
 	}
@@ -49,9 +44,9 @@ int xn_lock(const char *bridge, int timeout_s)
 			break;
 		nanosleep(&d, NULL);
 	}
-	xn_err("%s/%s.lock is held by another xdpnet for more than %d s; "
-	       "try again",
-	       XDPNET_RUN_DIR, bridge, timeout_s);
+	xn_run_path(path, sizeof(path), bridge, XN_RUN_LOCK);
+	xn_err("%s is held by another xdpnet for more than %d s; try again",
+	       path, timeout_s);
 	close(fd);
 	return -1;
 }
@@ -67,7 +62,7 @@ static pid_t read_pid(const char *bridge)
 	char path[256], buf[32] = "";
 	FILE *f;
 
-	if (xn_run_path(path, sizeof(path), bridge, "pid"))
+	if (xn_run_path(path, sizeof(path), bridge, XN_RUN_PID))
 		return 0;
 	f = fopen(path, "r");
 	if (!f)
@@ -81,7 +76,7 @@ static pid_t read_pid(const char *bridge)
 int xn_follow_lock(const char *bridge, pid_t *pid)
 {
 	char path[256];
-	int fd = open_run(bridge, "follow");
+	int fd = open_run(bridge, XN_RUN_FOLLOW);
 	FILE *f;
 
 	*pid = 0;
@@ -94,7 +89,7 @@ int xn_follow_lock(const char *bridge, pid_t *pid)
 		*pid = read_pid(bridge);
 		return err;
 	}
-	if (!xn_run_path(path, sizeof(path), bridge, "pid") &&
+	if (!xn_run_path(path, sizeof(path), bridge, XN_RUN_PID) &&
 	    (f = fopen(path, "w"))) {
 		fprintf(f, "%d\n", (int)getpid());
 		fclose(f);
@@ -108,7 +103,7 @@ int xn_follower_alive(const char *bridge, pid_t *pid)
 	int fd, alive;
 
 	*pid = 0;
-	if (xn_run_path(path, sizeof(path), bridge, "follow"))
+	if (xn_run_path(path, sizeof(path), bridge, XN_RUN_FOLLOW))
 		return 0;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)

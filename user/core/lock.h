@@ -4,13 +4,12 @@
  * libvirt hook take /run/xdpnet/BRIDGE.lock around every change to a
  * bridge's datapath. The follower also holds /run/xdpnet/BRIDGE.follow for
  * its whole life: that is how "a follower is running" is told, race-free.
+ * The paths are core/paths.c's.
  */
 #ifndef XN_LOCK_H
 #define XN_LOCK_H
 
 #include <sys/types.h>
-
-#define XDPNET_RUN_DIR "/run/xdpnet"
 
 /* Blocking exclusive lock on /run/xdpnet/BRIDGE.lock (waits at most
  * timeout_s). Returns an fd to pass to xn_unlock, or -1 after a one-line
@@ -23,7 +22,5 @@ void xn_unlock(int fd);
 int xn_follow_lock(const char *bridge, pid_t *pid);
 /* Is a follower running for bridge? 1 (and its pid), or 0. */
 int xn_follower_alive(const char *bridge, pid_t *pid);
-/* /run/xdpnet/BRIDGE.SUFFIX */
-int xn_run_path(char *buf, size_t len, const char *bridge, const char *suffix);
 
 #endif

@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "xdpnet.h"
-#include "lib/util.h"
+#include "lib/exit.h"
+#include "lib/log.h"
 #include "filters/filters.h"
 #include "core/policy.h"
 

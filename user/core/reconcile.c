@@ -13,8 +13,11 @@
 #include <linux/neighbour.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "lib/log.h"
 #include "lib/util.h"
-#include "out/format.h"
+#include "core/pins.h"
+#include "core/jiffies.h"
+#include "core/names.h"
 #include "core/hooks.h"
 #include "core/reconcile.h"
 

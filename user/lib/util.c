@@ -1,202 +1,69 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-#include <errno.h>
+/* Small utilities: see util.h. */
+#include <stdio.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
-#include <unistd.h>
-#include <linux/magic.h>
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
-#include <xdp/libxdp.h>
-#include "xdpnet.h"
+#include <time.h>
 #include "lib/util.h"
 
-int xn_verbose;
-static int quiet;
-
-void xn_set_quiet(int q)
+__u64 xn_fnv1a(__u64 h, const void *p, size_t n)
 {
-	quiet = q;
+	const unsigned char *c = p;
+
+	while (n--)
+		h = (h ^ *c++) * 0x100000001b3ULL;
+	return h;
 }
 
-void xn_err(const char *fmt, ...)
+double xn_mono_s(void)
 {
-	va_list ap;
+	struct timespec ts;
 
-	fputs("xdpnet: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-void xn_info(const char *fmt, ...)
+__u64 xn_mono_ns(void)
 {
-	va_list ap;
+	struct timespec ts;
 
-	if (quiet)
-		return;
-	va_start(ap, fmt);
-	vfprintf(stdout, fmt, ap);
-	va_end(ap);
-	fputc('\n', stdout);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-void xn_debug(const char *fmt, ...)
+void xn_format_mac(const __u8 *m, char buf[18])
 {
-	va_list ap;
-
-	if (!xn_verbose)
-		return;
-	fputs("xdpnet: debug: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
+	snprintf(buf, 18, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2],
+		 m[3], m[4], m[5]);
 }
 
-static int lib_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+static int hexval(char c)
 {
-	if (!xn_verbose || (level == LIBBPF_DEBUG && xn_verbose < 2))
-		return 0;
-	return vfprintf(stderr, fmt, ap);
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
 }
 
-static int xdp_print(enum libxdp_print_level level, const char *fmt, va_list ap)
+int xn_parse_mac(const char *s, __u8 mac[6])
 {
-	if (!xn_verbose || (level == LIBXDP_DEBUG && xn_verbose < 2))
-		return 0;
-	return vfprintf(stderr, fmt, ap);
-}
+	__u8 out[6];
+	int i;
 
-void xn_setup_libbpf_logging(void)
-{
-	libbpf_set_print(lib_print);
-	libxdp_set_print(xdp_print);
-}
-
-/* Identity of a process's mount namespace: 0, or -1 when it cannot be
- * read (gone, or /proc/PID/ns/mnt is unreadable: a PID 1 or a sudo with
- * more privileges than we have, on some hosts even to root). */
-static int mnt_ns_of(const char *pid, struct stat *st)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/%s/ns/mnt", pid);
-	return stat(path, st) ? -1 : 0;
-}
-
-/* The parent of PID, from /proc/PID/stat: 0 at the top of our PID
- * namespace, -1 when unknown. */
-static long parent_of(long pid)
-{
-	char path[64], buf[512], *p;
-	long ppid = -1;
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-	f = fopen(path, "re");
-	if (!f)
+	if (strlen(s) != 17)
 		return -1;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	/* "PID (COMM) STATE PPID ...": COMM may hold anything, even ')'. */
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %*c %ld", &ppid) != 1)
-		return -1;
-	return ppid;
-}
+	for (i = 0; i < 6; i++) {
+		int hi = hexval(s[i * 3]), lo = hexval(s[i * 3 + 1]);
 
-/* Is this the host's mount namespace, where a bpffs mounted now outlives
- * this command? 1 yes, 0 no, -1 cannot tell. Not so in a mount namespace
- * made for one command, as 'ip netns exec' makes (it unshares the mount
- * namespace and remounts /sys, which hides the host's bpffs): a bpffs
- * mounted there, and every pin in it, dies with the namespace.
- *
- * PID 1's mount namespace decides where it can be read (a container's
- * init counts: the container's namespace is its host's). Some hosts deny
- * that even to root; then our ancestors decide: under 'ip netns exec' the
- * command's parent (or, for a script it runs, an ancestor further up) is
- * in another mount namespace, while 'nsenter --net', sudo, a shell or a
- * service without mount namespacing share ours. An ancestor that cannot
- * be read tells nothing and is skipped; when none can be read, we cannot
- * tell. */
-static int host_mnt_ns(void)
-{
-	struct stat self, st;
-	int i, seen = 0;
-	char pid[24];
-	long p;
-
-	if (mnt_ns_of("self", &self))
-		return -1;
-	if (!mnt_ns_of("1", &st))
-		return st.st_ino == self.st_ino && st.st_dev == self.st_dev;
-	p = parent_of(getpid());
-	for (i = 0; i < 64 && p > 1; i++, p = parent_of(p)) {
-		snprintf(pid, sizeof(pid), "%ld", p);
-		if (mnt_ns_of(pid, &st))
-			continue;
-		if (st.st_ino != self.st_ino || st.st_dev != self.st_dev) {
-			xn_debug("ancestor %ld is in another mount namespace",
-				 p);
-			return 0;
-		}
-		seen++;
+		if (hi < 0 || lo < 0 || (i < 5 && s[i * 3 + 2] != ':'))
+			return -1;
+		out[i] = hi << 4 | lo;
 	}
-	xn_debug("/proc/1/ns/mnt unreadable; %d ancestors share this mount "
-		 "namespace, none is in another",
-		 seen);
-	return seen ? 1 : -1;
-}
-
-int xn_ensure_bpffs(void)
-{
-	struct statfs st;
-	int host;
-
-	if (!statfs("/sys/fs/bpf", &st) && st.f_type == BPF_FS_MAGIC)
-		return 0;
-	/* A bpffs mounted in a private mount namespace (as under
-	 * 'ip netns exec') dies with it, and our pins with it. */
-	host = host_mnt_ns();
-	if (host == 0) {
-		xn_err("bpffs is not mounted at /sys/fs/bpf in this mount "
-		       "namespace ('ip netns exec' hides it); use 'nsenter "
-		       "--net=/run/netns/NAME xdpnet ...' instead");
-		return XN_EBPFFS;
-	}
-	if (host < 0) {
-		xn_err("bpffs is not mounted at /sys/fs/bpf, and whether this "
-		       "is the host's mount namespace cannot be told (neither "
-		       "PID 1's nor an ancestor's /proc/PID/ns/mnt is "
-		       "readable); mount it: mount -t bpf bpf /sys/fs/bpf");
-		return XN_EBPFFS;
-	}
-	if (mount("bpf", "/sys/fs/bpf", "bpf", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-		  "mode=0700")) {
-		xn_err("bpffs is not mounted at /sys/fs/bpf and mounting it "
-		       "failed: %s (try: mount -t bpf bpf /sys/fs/bpf)",
-		       strerror(errno));
-		return XN_EBPFFS;
-	}
-	xn_debug("mounted bpffs at /sys/fs/bpf");
+	memcpy(mac, out, 6);
 	return 0;
-}
-
-int xn_pin_path(char *buf, size_t len, const char *bridge, const char *leaf)
-{
-	int n;
-
-	if (leaf)
-		n = snprintf(buf, len, "%s/%s/%s", XDPNET_PIN_ROOT, bridge,
-			     leaf);
-	else
-		n = snprintf(buf, len, "%s/%s", XDPNET_PIN_ROOT, bridge);
-	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
 unsigned long long xn_netns_ino(void)
@@ -204,23 +71,4 @@ unsigned long long xn_netns_ino(void)
 	struct stat st;
 
 	return stat("/proc/self/ns/net", &st) ? 0 : st.st_ino;
-}
-
-int xn_pin_get(const char *bridge, const char *leaf)
-{
-	char path[256];
-
-	if (xn_pin_path(path, sizeof(path), bridge, leaf))
-		return -ENAMETOOLONG;
-	return bpf_obj_get(path);
-}
-
-int xn_valid_ifname(const char *name)
-{
-	size_t n = strlen(name);
-
-	/* What the kernel's dev_valid_name() refuses. */
-	if (n == 0 || n >= 16 || strpbrk(name, "/: \t\n\r\v\f"))
-		return 0;
-	return strcmp(name, ".") && strcmp(name, "..");
 }

@@ -1,53 +1,29 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Small utilities: array size, FNV-1a, the monotonic clock, MAC text, the
+ * network namespace's inode. */
 #ifndef XN_UTIL_H
 #define XN_UTIL_H
 
-#include <stdarg.h>
 #include <stddef.h>
-#include <stdio.h>
+#include <linux/types.h>
 
-/* Exit codes: documented in README.md and docs/xdpnet.8. */
-enum xn_exit {
-	XN_OK = 0,
-	XN_ERR = 1,	     /* runtime failure (rolled back) */
-	XN_EUSAGE = 2,	     /* bad command line */
-	XN_ENOBRIDGE = 3,    /* no such device, or not a bridge */
-	XN_EPERM = 4,	     /* not root / missing capabilities */
-	XN_ENOBPF = 5,	     /* the kernel refused our BPF programs or maps */
-	XN_EBPFFS = 6,	     /* bpffs not mounted and cannot be mounted */
-	XN_ENOTATTACHED = 7, /* xdpnet is not attached to that bridge */
-	XN_EBUSY = 8,	     /* a follower already runs, or the lock is held */
-	XN_EFILTER = 9, /* filters apply between ports (--bypass-filters) */
-};
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-extern int xn_verbose;
+/* 64-bit FNV-1a: start with XN_FNV_OFFSET, fold in n bytes at p. */
+#define XN_FNV_OFFSET 0xcbf29ce484222325ULL
+__u64 xn_fnv1a(__u64 h, const void *p, size_t n);
 
-/* One line on stderr, prefixed "xdpnet: ". */
-void xn_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Progress on stdout (suppressed by --json callers by passing quiet). */
-void xn_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Only under -v. */
-void xn_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Quiet mode: xn_info prints nothing (used with --json). */
-void xn_set_quiet(int quiet);
+/* CLOCK_MONOTONIC now, in seconds and in nanoseconds. */
+double xn_mono_s(void);
+__u64 xn_mono_ns(void);
 
-/* Route libbpf's and libxdp's logs: warnings only under -v. */
-void xn_setup_libbpf_logging(void);
-
-/* Make sure bpffs is mounted at /sys/fs/bpf. Returns 0 or XN_EBPFFS. */
-int xn_ensure_bpffs(void);
-
-/* XDPNET_PIN_ROOT "/" bridge [ "/" leaf ]. Returns 0, or -1 if too long. */
-int xn_pin_path(char *buf, size_t len, const char *bridge, const char *leaf);
+/* "aa:bb:cc:dd:ee:ff" (buf holds 18 bytes). */
+void xn_format_mac(const __u8 *mac, char buf[18]);
+/* Exactly "xx:xx:xx:xx:xx:xx", hex digits only: 0 or -1. */
+int xn_parse_mac(const char *s, __u8 mac[6]);
 
 /* Inode of this process's network namespace (pins are global, bridges are
  * not: state records whose it is). 0 if unknown. */
 unsigned long long xn_netns_ino(void);
-
-/* bpf_obj_get() of XDPNET_PIN_ROOT/bridge/leaf: an fd or a negative errno. */
-int xn_pin_get(const char *bridge, const char *leaf);
-
-/* Bridge names are interface names: 1..15 chars, no '/', not "." or "..". */
-int xn_valid_ifname(const char *name);
 
 #endif

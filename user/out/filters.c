@@ -2,7 +2,7 @@
 /* Text and JSON output of a filter report (user/filters.h). */
 #include <stdio.h>
 #include "filters/filters.h"
-#include "out/format.h"
+#include "lib/json_writer.h"
 
 static void print_json(FILE *f, const char *bridge,
 		       const struct xn_filt_report *r)

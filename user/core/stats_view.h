@@ -1,20 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * xdpnet stats: samples of a bridge's per-port counters (the devices' own
- * and xdpnet's), rates between two samples, latency histograms, and their
- * rendering as a table, JSON (schema "xdpnet-stats/1", docs/xdpnet.8) and
- * the Prometheus text format. Everything but xn_stats_collect(),
- * xn_stats_reset() and xn_stats() is a pure function of its arguments.
+ * xdpnet stats' model: samples of a bridge's per-port counters (the
+ * devices' own and xdpnet's), and the view of one sample against the one
+ * before (rates, paths, shares) that the renderers (out/stats.h) take.
+ * Pure functions; sampling is core/stats_collect.c's.
  */
-#ifndef XN_STATS_H
-#define XN_STATS_H
+#ifndef XN_STATS_VIEW_H
+#define XN_STATS_VIEW_H
 
 #include <stdio.h>
 #include <linux/types.h>
 #include <net/if.h>
 #include "xdpnet.h"
 #include "lib/nl.h"
-#include "cmd/cli.h"
+#include "core/histogram.h"
 
 #define XN_STATS_SCHEMA "xdpnet-stats/1"
 
@@ -27,14 +26,6 @@ struct xn_stats_port {
 	int xdp;       /* ... and the XDP stage runs on it */
 	struct xn_link_stats dev; /* the device's own counters */
 	struct xdpnet_stats ctr;  /* xdpnet's, summed over CPUs (0: none) */
-};
-
-/* One (in, out, path) latency histogram, summed over CPUs. */
-struct xn_lat_row {
-	struct xdpnet_lat_key key;
-	char in[IF_NAMESIZE];
-	char out[IF_NAMESIZE];
-	struct xdpnet_lat_hist h;
 };
 
 struct xn_stats_sample {
@@ -104,36 +95,15 @@ __u64 xn_ctr_delta(__u64 prev, __u64 cur);
 int xn_stats_view(const struct xn_stats_sample *prev,
 		  const struct xn_stats_sample *cur, struct xn_stats_view *v);
 void xn_stats_view_free(struct xn_stats_view *v);
-
-/* Latency buckets: [lo, hi) ns; the last bucket has no upper bound. */
-__u64 xn_lat_bucket_lo(unsigned int b);
-__u64 xn_lat_bucket_hi(unsigned int b);
-/* Estimate of the q-quantile (0 < q <= 1) in ns, interpolated linearly in
- * its bucket; < 0 when the histogram is empty. */
-double xn_lat_quantile(const struct xdpnet_lat_hist *h, double q);
-void xn_lat_sum(const struct xdpnet_lat_hist *percpu, int ncpu,
-		struct xdpnet_lat_hist *out);
-const char *xn_lat_path_name(unsigned int path); /* "bridge", "tc", "xdp" */
-
-/* Rendering. seq numbers JSON objects of one run (1, 2, ...). */
-void xn_stats_print_table(FILE *f, const struct xn_stats_sample *s,
-			  const struct xn_stats_view *v, int latency,
-			  int verbose);
-void xn_stats_print_latency(FILE *f, const struct xn_stats_sample *s);
-void xn_stats_print_json(FILE *f, const struct xn_stats_sample *s,
-			 const struct xn_stats_view *v, unsigned long seq);
-/* n bridges in one exposition (each family once). */
-void xn_stats_print_prom(FILE *f, const struct xn_stats_sample *s, int n);
-
-/* Kernel side. Each returns an enum xn_exit code, with a one-line error. */
-/* 1 if the pins under XDPNET_PIN_ROOT/bridge belong to this namespace's
- * bridge (or there are none), 0 otherwise. */
-int xn_stats_pins_ours(const char *bridge);
-int xn_stats_collect(const char *bridge, struct xn_stats_sample *s);
-void xn_stats_free(struct xn_stats_sample *s);
-int xn_stats_reset(const char *bridge);
-
-/* xdpnet stats BRIDGE ... */
-int xn_stats(const struct xn_opts *o);
+/* Frames that arrived on a port, by path (packets and bytes). */
+void xn_port_paths(const struct xn_stats_port *p, __u64 pk[XN_PATH_MAX],
+		   __u64 by[XN_PATH_MAX]);
+/* Unicast between two attached ports: what was bypassed, and what could
+ * have been. */
+void xn_port_share(const struct xn_stats_port *p, __u64 *bypass,
+		   __u64 *eligible);
+/* "tap", "veth", "physical", ...; "xdp", "tc" or "bridge". */
+const char *xn_port_kind(const struct xn_stats_port *p);
+const char *xn_port_stage(const struct xn_stats_port *p);
 
 #endif

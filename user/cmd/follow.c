@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* xdpnet follow BRIDGE: the follower (core/follower.c) in the foreground. */
+#include "core/system.h"
+#include "core/bridge.h"
+#include "core/follower.h"
+#include "cmd/cmd.h"
+
+int xn_follow(const struct xn_opts *o)
+{
+	struct xn_link br;
+	int err = xn_prepare();
+
+	if (!err)
+		err = xn_find_bridge(o->bridge, &br);
+	return err ? err : xn_follow_run(br.name, &br);
+}

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* xdpnet latency BRIDGE [on|off]: the forwarding-latency probe
+ * (core/latency.c), or whether it is on. */
+#include <stdio.h>
+#include <string.h>
+#include "lib/exit.h"
+#include "lib/log.h"
+#include "core/system.h"
+#include "core/paths.h"
+#include "core/pins.h"
+#include "core/owner.h"
+#include "core/bridge.h"
+#include "core/latency.h"
+#include "cmd/cmd.h"
+
+int xn_latency(const struct xn_opts *o)
+{
+	char dir[256];
+	struct xn_link br;
+	int err;
+
+	err = xn_require_root(XN_CAPS_PROBE);
+	if (!err)
+		err = xn_find_bridge(o->bridge, &br);
+	if (err)
+		return err;
+	err = xn_ensure_bpffs();
+	if (err)
+		return err;
+	{
+		enum xn_pinned p = xn_pinned(o->bridge);
+
+		if (p >= XN_PINNED_OTHER_NS)
+			return xn_pinned_refuse(o->bridge, p);
+	}
+	if (xn_pin_exists(o->bridge, "lat_ctl") && !xn_lat_ours(o->bridge)) {
+		xn_pin_path(dir, sizeof(dir), o->bridge, NULL);
+		xn_err("%s holds the state of a bridge named %s in another "
+		       "network namespace",
+		       dir, o->bridge);
+		return XN_ERR;
+	}
+	if (!o->arg) {
+		int on = xn_lat_is_on(o->bridge);
+
+		printf("%s: latency probe %s\n", o->bridge, on ? "on" : "off");
+		return XN_OK;
+	}
+	if (!strcmp(o->arg, "off"))
+		return xn_lat_off(o->bridge);
+	if (xn_pin_mkdir(o->bridge, dir, sizeof(dir)))
+		return XN_ERR;
+	return xn_lat_on(o->bridge, &br);
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Loading this build's programs into a bridge's pinned state: the live
+ * datapath where the kernel takes it, else the portable one, reusing the
+ * pinned maps that fit (upgrades keep the FDB and the counters).
+ */
+#ifndef XN_LOAD_H
+#define XN_LOAD_H
+
+#include <linux/types.h>
+#include "core/pins.h"
+
+struct xn_load {
+	/* in */
+	__u32 bridge_ifindex;
+	/* out */
+	int live;      /* the live datapath loaded */
+	int fdb_trace; /* the FDB mirror tracepoints are attached */
+	int upgraded;  /* programs of another build were replaced */
+	int fresh;     /* no state was pinned before */
+	int remade;    /* maps created anew (their contents must be refilled) */
+	__u32 mode;    /* the mode in force (attach fills it in) */
+	int no_follow; /* ... and whether a follower is wanted */
+	char build[32];
+};
+
+/*
+ * Put this build's programs in place for s->bridge: load (the live datapath
+ * where the kernel takes it), reuse every pinned map whose layout fits,
+ * create (or, for counters, migrate) the others, pin maps and programs and
+ * attach the FDB mirror. Existing port hooks are moved to the new programs
+ * atomically (hooks.c). Leaves s open on the result. Returns 0 or an
+ * xn_exit code after a one-line error.
+ */
+int xn_state_load(struct xn_state *s, struct xn_load *l);
+
+/* This build's id (a hash of its BPF objects). */
+const char *xn_build_id(void);
+
+#endif

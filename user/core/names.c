@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Names and text of the datapath's enums: see names.h. */
+#include <stdio.h>
+#include <string.h>
+#include "lib/util.h"
+#include "core/names.h"
+
+static const char *const ctr_names[XDPNET_C_MAX] = {
+	[XDPNET_C_XDP_REDIRECT] = "xdp_redirect",
+	[XDPNET_C_TC_REDIRECT] = "tc_redirect",
+	[XDPNET_C_RX_REDIRECTED] = "rx_redirected",
+	[XDPNET_C_PASS_MCAST] = "pass_mcast",
+	[XDPNET_C_PASS_UNKNOWN] = "pass_unknown",
+	[XDPNET_C_PASS_LOCAL] = "pass_local",
+	[XDPNET_C_PASS_HAIRPIN] = "pass_hairpin",
+	[XDPNET_C_PASS_NOT_ATTACHED] = "pass_not_attached",
+	[XDPNET_C_PASS_VLAN] = "pass_vlan",
+	[XDPNET_C_PASS_ISOLATED] = "pass_isolated",
+	[XDPNET_C_PASS_REFRESH] = "pass_refresh",
+	[XDPNET_C_PASS_SRC] = "pass_src",
+	[XDPNET_C_PASS_STATE] = "pass_state",
+	[XDPNET_C_PASS_MTU] = "pass_mtu",
+	[XDPNET_C_PASS_HUB] = "pass_hub",
+	[XDPNET_C_PASS_MALFORMED] = "pass_malformed",
+	[XDPNET_C_XDP_DEFER_CSUM] = "xdp_defer_csum",
+	[XDPNET_C_XDP_DEFER_SIZE] = "xdp_defer_size",
+	[XDPNET_C_XDP_DEFER_TARGET] = "xdp_defer_target",
+	[XDPNET_C_XDP_DEFER_PROTO] = "xdp_defer_proto",
+	[XDPNET_C_XDP_DEFER_REFRESH] = "xdp_defer_refresh",
+	[XDPNET_C_DROP_REDIRECT_ERR] = "drop_redirect_err",
+	[XDPNET_C_DROP_XMIT_ERR] = "drop_xmit_err",
+};
+
+const char *xn_ctr_name(unsigned int ctr)
+{
+	return ctr < XDPNET_C_MAX ? ctr_names[ctr] : NULL;
+}
+
+int xn_ctr_from_name(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < XDPNET_C_MAX; i++)
+		if (ctr_names[i] && !strcmp(ctr_names[i], name))
+			return i;
+	return -1;
+}
+
+const char *xn_mode_name(__u32 mode)
+{
+	switch (mode) {
+	case XDPNET_MODE_TC:
+		return "tc";
+	case XDPNET_MODE_XDP:
+		return "xdp";
+	default:
+		return "?";
+	}
+}
+
+const char *xn_tc_reason_text(__u8 reason)
+{
+	switch (reason) {
+	case XDPNET_TCR_NONE:
+		return "";
+	case XDPNET_TCR_MODE:
+		return "mode tc";
+	case XDPNET_TCR_FOREIGN_XDP:
+		return "another XDP program is attached";
+	case XDPNET_TCR_XDP_FAILED:
+		return "native XDP refused by the driver";
+	case XDPNET_TCR_VETH:
+		return "veth: native XDP would strip its peer's GSO";
+	default:
+		return "?";
+	}
+}
+
+const char *xn_hook_name(__u8 hook)
+{
+	switch (hook) {
+	case XDPNET_HOOK_TCX:
+		return "tcx";
+	case XDPNET_HOOK_CLSACT:
+		return "clsact";
+	default:
+		return "?";
+	}
+}
+
+static const char *const holds[][2] = {
+	[XDPNET_HOLD_NONE] = { "", "" },
+	[XDPNET_HOLD_STATE] = { "state", "STP state not forwarding" },
+	[XDPNET_HOLD_DOWN] = { "down", "down or without carrier" },
+	[XDPNET_HOLD_LOCKED] = { "locked", "a locked port" },
+	[XDPNET_HOLD_FILTER] = { "filter", "under a per-port filter" },
+	[XDPNET_HOLD_BRIDGE] = { "bridge", "the bridge bypasses nothing" },
+};
+
+const char *xn_hold_text(__u32 hold)
+{
+	return hold < ARRAY_SIZE(holds) ? holds[hold][1] : "?";
+}
+
+const char *xn_hold_name(__u32 hold)
+{
+	return hold < ARRAY_SIZE(holds) ? holds[hold][0] : "?";
+}
+
+static const char *const bholds[][2] = {
+	[XDPNET_BHOLD_NONE] = { "", "off" }, /* bypass 0 without a hold:
+						detaching */
+	[XDPNET_BHOLD_HUB] = { "hub", "off: hub mode (ageing_time 0)" },
+	[XDPNET_BHOLD_MST] = { "mst", "off: per-VLAN port states (MST)" },
+	[XDPNET_BHOLD_FILTERS] = { "filters",
+				   "off: host filters apply between ports "
+				   "('xdpnet attach' lists them; "
+				   "--bypass-filters to bypass them)" },
+	[XDPNET_BHOLD_UNKNOWN] = { "unknown",
+				   "off: the host's filters could not be read "
+				   "('xdpnet attach' says why)" },
+};
+
+const char *xn_bridge_hold_text(__u32 hold)
+{
+	return hold < ARRAY_SIZE(bholds) ? bholds[hold][1] : "off";
+}
+
+const char *xn_bridge_hold_name(__u32 hold)
+{
+	return hold < ARRAY_SIZE(bholds) ? bholds[hold][0] : "?";
+}
+
+const char *xn_lat_path_name(unsigned int path)
+{
+	switch (path) {
+	case XDPNET_LAT_BRIDGE:
+		return "bridge";
+	case XDPNET_LAT_TC:
+		return "tc";
+	case XDPNET_LAT_XDP:
+		return "xdp";
+	default:
+		return "?";
+	}
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Every path and name derived from a bridge's name, and only here:
+ *   pins      /sys/fs/bpf/xdpnet/BRIDGE[/LEAF]  (XDPNET_PIN_ROOT)
+ *   port pins tc_IFINDEX, xdp_IFINDEX (the hooks' links)
+ *   run files /run/xdpnet/BRIDGE.lock, .follow, .pid, .log
+ *   the unit  xdpnet@BRIDGE.service (systemd-escaped)
+ * A bridge name is an interface name (xn_valid_ifname); every function
+ * refuses any other, so no path leaves its directory.
+ */
+#ifndef XN_PATHS_H
+#define XN_PATHS_H
+
+#include <stddef.h>
+#include <net/if.h>
+#include <linux/types.h>
+
+#define XDPNET_RUN_DIR "/run/xdpnet"
+
+/* Bridge names are interface names: 1..15 chars, none of "/: \t\n\r\v\f",
+ * not "." or "..". 1 if valid. */
+int xn_valid_ifname(const char *name);
+
+/* XDPNET_PIN_ROOT and XDPNET_RUN_DIR, unless xn_paths_set_root() moved
+ * them (unit tests run under a scratch directory; NULL keeps one). */
+const char *xn_pin_root(void);
+const char *xn_run_dir(void);
+void xn_paths_set_root(const char *pin_root, const char *run_dir);
+
+/* PIN_ROOT "/" bridge [ "/" leaf ]. 0, or -1 (bad name, too long). */
+int xn_pin_path(char *buf, size_t len, const char *bridge, const char *leaf);
+
+/* The leaf of a port's hook link: "tc_IFINDEX" or "xdp_IFINDEX". */
+enum xn_port_hook { XN_PORT_TC, XN_PORT_XDP };
+int xn_port_leaf(char *buf, size_t len, enum xn_port_hook h, __u32 ifindex);
+
+/* RUN_DIR "/" bridge "." suffix. 0, or -1 (bad name, too long). */
+enum xn_run_file {
+	XN_RUN_LOCK,   /* BRIDGE.lock: every change to the datapath */
+	XN_RUN_FOLLOW, /* BRIDGE.follow: the follower's lifetime lock */
+	XN_RUN_PID,    /* BRIDGE.pid: the follower's pid */
+	XN_RUN_LOG,    /* BRIDGE.log: the daemon follower's output */
+};
+int xn_run_path(char *buf, size_t len, const char *bridge,
+		enum xn_run_file file);
+
+/* The follower's systemd unit, "xdpnet@ESCAPED.service" (systemd-escape:
+ * '-' and anything unusual become \xNN). 0, or -1 (bad name, too long). */
+int xn_unit_name(char *buf, size_t len, const char *bridge);
+
+/* The names under PIN_ROOT that can be bridges' directories (valid
+ * interface names), in directory order; *names is malloc'ed (NULL and 0
+ * when there is none). 0 or -ENOMEM. */
+int xn_pin_dirs(char (**names)[IF_NAMESIZE], int *n);
+
+#endif

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The FDB copy as text or JSON: see fdb.h. */
+#include <stdio.h>
+#include <string.h>
+#include "xdpnet.h"
+#include "lib/util.h"
+#include "lib/json_writer.h"
+#include "out/fdb.h"
+
+static const struct {
+	__u32 flag;
+	const char *name;
+} fdb_flags[] = {
+	{ XDPNET_FDB_LOCAL, "local" },
+	{ XDPNET_FDB_STATIC, "static" },
+	{ XDPNET_FDB_LOCKED, "locked" },
+	{ XDPNET_FDB_SEEDED, "seeded" },
+};
+
+static __u64 age_ms(__u32 now_j, __u32 seen_j, __u32 hz)
+{
+	__s32 d = (__s32)(now_j - seen_j);
+
+	return seen_j && hz && d > 0 ? (__u64)d * 1000 / hz : 0;
+}
+
+void xn_print_fdb(FILE *f, const char *bridge, const struct xn_fdb_row *rows,
+		  int n, __u32 now_j, __u32 hz, int json)
+{
+	char mac[18];
+	unsigned int j;
+	int i;
+
+	if (json) {
+		fputs("{\"bridge\":", f);
+		xn_json_str(f, bridge);
+		fputs(",\"entries\":[", f);
+	} else {
+		fprintf(f, "%-17s %4s %-15s %7s %10s %s\n", "mac", "vlan",
+			"port", "ifindex", "age_ms", "flags");
+	}
+	for (i = 0; i < n; i++) {
+		const struct xn_fdb_row *r = &rows[i];
+		int first = 1;
+
+		xn_format_mac(r->key.mac, mac);
+		if (!json) {
+			fprintf(f, "%-17s %4u %-15s %7u %10llu ", mac,
+				r->key.vid, r->port[0] ? r->port : "-",
+				r->val.ifindex,
+				(unsigned long long)age_ms(
+					now_j, r->val.bridge_j, hz));
+			for (j = 0; j < ARRAY_SIZE(fdb_flags); j++)
+				if (r->val.flags & fdb_flags[j].flag) {
+					fprintf(f, "%s%s", first ? "" : ",",
+						fdb_flags[j].name);
+					first = 0;
+				}
+			fputc('\n', f);
+			continue;
+		}
+		fprintf(f,
+			"%s{\"mac\":\"%s\",\"vlan\":%u,\"port\":", i ? "," : "",
+			mac, r->key.vid);
+		xn_json_str(f, r->port);
+		fprintf(f, ",\"ifindex\":%u,\"flags\":[", r->val.ifindex);
+		for (j = 0; j < ARRAY_SIZE(fdb_flags); j++)
+			if (r->val.flags & fdb_flags[j].flag) {
+				fprintf(f, "%s\"%s\"", first ? "" : ",",
+					fdb_flags[j].name);
+				first = 0;
+			}
+		fprintf(f, "],\"age_ms\":%llu}",
+			(unsigned long long)age_ms(now_j, r->val.bridge_j, hz));
+	}
+	if (json)
+		fputs("]}\n", f);
+}
