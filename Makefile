@@ -148,7 +148,13 @@ check-bench: deps
 	$(MAKE) $(OUT)/xdpnet $(OUT)/tests/vnet_relay bench-tools
 	tests/bench/run.sh
 
-check-unit: $(UNIT_TESTS)
+# user/'s includes point one way: lib < filters < core < out < cmd < main.c,
+# no circles (scripts/check-layers; README.md, "Layout").
+.PHONY: check-layers
+check-layers:
+	scripts/check-layers
+
+check-unit: check-layers $(UNIT_TESTS)
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
 
 # Root: every program of both builds loads, the tables and a fuzz run of
