@@ -7,33 +7,34 @@
 static void print_json(FILE *f, const char *bridge,
 		       const struct xn_filt_report *r)
 {
+	struct xn_jw w;
 	int i;
 
-	fputs("{\"bridge\":", f);
-	xn_json_str(f, bridge);
-	fputs(",\"verdict\":", f);
-	xn_json_str(f, xn_filt_verdict_name(r->verdict));
-	fputs(",\"unknown\":", f);
-	xn_json_str(f, r->unknown);
-	fputs(",\"ports\":[", f);
+	xn_jw_init(&w, f);
+	xn_jw_obj(&w);
+	xn_jw_kstr(&w, "bridge", bridge);
+	xn_jw_kstr(&w, "verdict", xn_filt_verdict_name(r->verdict));
+	xn_jw_kstr(&w, "unknown", r->unknown);
+	xn_jw_karr(&w, "ports");
 	for (i = 0; i < r->nports; i++) {
-		fprintf(f, "%s{\"name\":", i ? "," : "");
-		xn_json_str(f, r->ports[i].name);
-		fprintf(f, ",\"ifindex\":%d,\"filtered\":%s,\"reason\":",
-			r->ports[i].ifindex,
-			r->ports[i].filtered ? "true" : "false");
-		xn_json_str(f, r->ports[i].reason);
-		fputc('}', f);
+		xn_jw_obj(&w);
+		xn_jw_kstr(&w, "name", r->ports[i].name);
+		xn_jw_kint(&w, "ifindex", r->ports[i].ifindex);
+		xn_jw_kbool(&w, "filtered", r->ports[i].filtered);
+		xn_jw_kstr(&w, "reason", r->ports[i].reason);
+		xn_jw_obj_end(&w);
 	}
-	fputs("],\"rules\":[", f);
+	xn_jw_arr_end(&w);
+	xn_jw_karr(&w, "rules");
 	for (i = 0; i < r->nrules; i++) {
-		fprintf(f, "%s{\"rule\":", i ? "," : "");
-		xn_json_str(f, r->rules[i].text);
-		fputs(",\"why\":", f);
-		xn_json_str(f, r->rules[i].why);
-		fputc('}', f);
+		xn_jw_obj(&w);
+		xn_jw_kstr(&w, "rule", r->rules[i].text);
+		xn_jw_kstr(&w, "why", r->rules[i].why);
+		xn_jw_obj_end(&w);
 	}
-	fputs("]}\n", f);
+	xn_jw_arr_end(&w);
+	xn_jw_obj_end(&w);
+	xn_jw_end(&w);
 }
 
 /* Text: "verdict V", "unknown WHY", "port NAME filtered|bypassable

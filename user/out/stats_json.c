@@ -9,153 +9,148 @@
 #include "core/stats_view.h"
 #include "out/stats.h"
 
-static void json_num(FILE *f, double v, int valid)
+/* A rate or a mean: "%.3f", null when not valid (or not finite). */
+static void num(struct xn_jw *w, const char *key, double v, int valid)
 {
+	xn_jw_key(w, key);
 	if (!valid || isnan(v) || isinf(v))
-		fputs("null", f);
+		xn_jw_null(w);
 	else
-		fprintf(f, "%.3f", v);
+		xn_jw_fixed(w, v, 3);
 }
 
-static void json_flow(FILE *f, const struct xn_flow *fl)
+static void flow(struct xn_jw *w, const char *key, const struct xn_flow *fl)
 {
-	fprintf(f, "{\"packets\":%llu,\"bytes\":%llu,\"pps\":",
-		(unsigned long long)fl->packets, (unsigned long long)fl->bytes);
-	json_num(f, fl->pps, fl->rated);
-	fputs(",\"bps\":", f);
-	json_num(f, fl->bps, fl->rated);
-	fputc('}', f);
+	xn_jw_kobj(w, key);
+	xn_jw_kuint(w, "packets", fl->packets);
+	xn_jw_kuint(w, "bytes", fl->bytes);
+	num(w, "pps", fl->pps, fl->rated);
+	num(w, "bps", fl->bps, fl->rated);
+	xn_jw_obj_end(w);
 }
 
-static void json_share(FILE *f, const char *key, double v)
+/* A share (0 to 1): "%.6f", null when undefined (< 0). */
+static void share(struct xn_jw *w, const char *key, double v)
 {
-	fprintf(f, ",\"%s\":", key);
+	xn_jw_key(w, key);
 	if (v < 0)
-		fputs("null", f);
+		xn_jw_null(w);
 	else
-		fprintf(f, "%.6f", v);
+		xn_jw_fixed(w, v, 6);
 }
 
-static void json_view(FILE *f, const struct xn_port_view *pv)
+static void view(struct xn_jw *w, const struct xn_port_view *pv)
 {
 	unsigned int i;
 
-	fputs("\"rx\":", f);
-	json_flow(f, &pv->rx);
-	fputs(",\"tx\":", f);
-	json_flow(f, &pv->tx);
-	fprintf(f, ",\"rx_dropped\":%llu,\"tx_dropped\":%llu,\"paths\":{",
-		(unsigned long long)pv->rx_dropped,
-		(unsigned long long)pv->tx_dropped);
-	for (i = 0; i < XN_PATH_MAX; i++) {
-		fprintf(f, "%s\"%s\":", i ? "," : "", xn_path_name(i));
-		json_flow(f, &pv->path[i]);
-	}
-	fputs("},\"bypass_in\":", f);
-	json_flow(f, &pv->bypass_in);
-	fputs(",\"counters\":{", f);
-	for (i = 0; i < XDPNET_C_MAX; i++) {
-		fprintf(f, "%s\"%s\":", i ? "," : "", xn_ctr_name(i));
-		json_flow(f, &pv->ctr[i]);
-	}
-	fputc('}', f);
-	json_share(f, "fast_path_share", pv->share);
-	json_share(f, "fast_path_share_interval", pv->share_iv);
+	flow(w, "rx", &pv->rx);
+	flow(w, "tx", &pv->tx);
+	xn_jw_kuint(w, "rx_dropped", pv->rx_dropped);
+	xn_jw_kuint(w, "tx_dropped", pv->tx_dropped);
+	xn_jw_kobj(w, "paths");
+	for (i = 0; i < XN_PATH_MAX; i++)
+		flow(w, xn_path_name(i), &pv->path[i]);
+	xn_jw_obj_end(w);
+	flow(w, "bypass_in", &pv->bypass_in);
+	xn_jw_kobj(w, "counters");
+	for (i = 0; i < XDPNET_C_MAX; i++)
+		flow(w, xn_ctr_name(i), &pv->ctr[i]);
+	xn_jw_obj_end(w);
+	share(w, "fast_path_share", pv->share);
+	share(w, "fast_path_share_interval", pv->share_iv);
 }
 
-static void json_latency(FILE *f, const struct xn_stats_sample *s)
+static void latency(struct xn_jw *w, const struct xn_stats_sample *s)
 {
-	int i, first;
 	unsigned int b;
+	int i;
 
-	fprintf(f, "\"latency\":{\"probe\":\"%s\",\"pairs\":[",
-		s->latency_on ? "on" : "off");
+	xn_jw_kobj(w, "latency");
+	xn_jw_kstr(w, "probe", s->latency_on ? "on" : "off");
+	xn_jw_karr(w, "pairs");
 	for (i = 0; i < s->nlat; i++) {
 		const struct xn_lat_row *r = &s->lat[i];
 		const struct xdpnet_lat_hist *h = &r->h;
 		double q;
 
-		fprintf(f, "%s{\"in\":", i ? "," : "");
-		xn_json_str(f, r->in);
-		fputs(",\"out\":", f);
-		xn_json_str(f, r->out);
-		fprintf(f,
-			",\"in_ifindex\":%u,\"out_ifindex\":%u,\"path\":\"%s\","
-			"\"count\":%llu,\"sum_ns\":%llu,\"avg_ns\":",
-			r->key.in_ifindex, r->key.out_ifindex,
-			xn_lat_path_name(r->key.path),
-			(unsigned long long)h->count,
-			(unsigned long long)h->sum_ns);
-		json_num(f, h->count ? (double)h->sum_ns / h->count : 0,
-			 h->count > 0);
+		xn_jw_obj(w);
+		xn_jw_kstr(w, "in", r->in);
+		xn_jw_kstr(w, "out", r->out);
+		xn_jw_kuint(w, "in_ifindex", r->key.in_ifindex);
+		xn_jw_kuint(w, "out_ifindex", r->key.out_ifindex);
+		xn_jw_kstr(w, "path", xn_lat_path_name(r->key.path));
+		xn_jw_kuint(w, "count", h->count);
+		xn_jw_kuint(w, "sum_ns", h->sum_ns);
+		num(w, "avg_ns", h->count ? (double)h->sum_ns / h->count : 0,
+		    h->count > 0);
 		q = xn_lat_quantile(h, 0.5);
-		fputs(",\"p50_ns\":", f);
-		json_num(f, q, q >= 0);
+		num(w, "p50_ns", q, q >= 0);
 		q = xn_lat_quantile(h, 0.9);
-		fputs(",\"p90_ns\":", f);
-		json_num(f, q, q >= 0);
+		num(w, "p90_ns", q, q >= 0);
 		q = xn_lat_quantile(h, 0.99);
-		fputs(",\"p99_ns\":", f);
-		json_num(f, q, q >= 0);
-		fputs(",\"buckets\":[", f);
-		for (b = 0, first = 1; b < XDPNET_LAT_BUCKETS; b++) {
+		num(w, "p99_ns", q, q >= 0);
+		xn_jw_karr(w, "buckets");
+		for (b = 0; b < XDPNET_LAT_BUCKETS; b++) {
 			if (!h->bucket[b])
 				continue;
-			fprintf(f, "%s{\"lo_ns\":%llu,\"hi_ns\":",
-				first ? "" : ",",
-				(unsigned long long)xn_lat_bucket_lo(b));
+			xn_jw_obj(w);
+			xn_jw_kuint(w, "lo_ns", xn_lat_bucket_lo(b));
+			xn_jw_key(w, "hi_ns");
 			if (b + 1 >= XDPNET_LAT_BUCKETS)
-				fputs("null", f);
+				xn_jw_null(w);
 			else
-				fprintf(f, "%llu",
-					(unsigned long long)xn_lat_bucket_hi(
-						b));
-			fprintf(f, ",\"count\":%llu}",
-				(unsigned long long)h->bucket[b]);
-			first = 0;
+				xn_jw_uint(w, xn_lat_bucket_hi(b));
+			xn_jw_kuint(w, "count", h->bucket[b]);
+			xn_jw_obj_end(w);
 		}
-		fputs("]}", f);
+		xn_jw_arr_end(w);
+		xn_jw_obj_end(w);
 	}
-	fputs("]}", f);
+	xn_jw_arr_end(w);
+	xn_jw_obj_end(w);
 }
 
 void xn_stats_print_json(FILE *f, const struct xn_stats_sample *s,
 			 const struct xn_stats_view *v, unsigned long seq)
 {
+	struct xn_jw w;
 	int i;
 
-	fprintf(f,
-		"{\"schema\":\"%s\",\"seq\":%lu,\"bridge\":", XN_STATS_SCHEMA,
-		seq);
-	xn_json_str(f, s->bridge);
-	fprintf(f, ",\"ifindex\":%u,\"time\":%.3f,\"interval_s\":",
-		s->bridge_ifindex, s->wall);
-	json_num(f, v->interval_s, v->interval_s > 0);
-	fprintf(f,
-		",\"attached\":%s,\"mode\":", s->attached ? "true" : "false");
+	xn_jw_init(&w, f);
+	xn_jw_obj(&w);
+	xn_jw_kstr(&w, "schema", XN_STATS_SCHEMA);
+	xn_jw_kuint(&w, "seq", seq);
+	xn_jw_kstr(&w, "bridge", s->bridge);
+	xn_jw_kuint(&w, "ifindex", s->bridge_ifindex);
+	xn_jw_key(&w, "time");
+	xn_jw_fixed(&w, s->wall, 3);
+	num(&w, "interval_s", v->interval_s, v->interval_s > 0);
+	xn_jw_kbool(&w, "attached", s->attached);
+	xn_jw_key(&w, "mode");
 	if (s->attached)
-		fprintf(f, "\"%s\"", xn_mode_name(s->mode));
+		xn_jw_str(&w, xn_mode_name(s->mode));
 	else
-		fputs("null", f);
-	fputs(",\"ports\":[", f);
+		xn_jw_null(&w);
+	xn_jw_karr(&w, "ports");
 	for (i = 0; i < v->nports; i++) {
 		const struct xn_port_view *pv = &v->ports[i];
 
-		fprintf(f, "%s{\"name\":", i ? "," : "");
-		xn_json_str(f, pv->p->name);
-		fprintf(f,
-			",\"ifindex\":%u,\"kind\":\"%s\",\"attached\":%s,"
-			"\"stage\":\"%s\",\"new\":%s,",
-			pv->p->ifindex, xn_port_kind(pv->p),
-			pv->p->attached ? "true" : "false",
-			xn_port_stage(pv->p),
-			pv->is_new && v->interval_s > 0 ? "true" : "false");
-		json_view(f, pv);
-		fputc('}', f);
+		xn_jw_obj(&w);
+		xn_jw_kstr(&w, "name", pv->p->name);
+		xn_jw_kuint(&w, "ifindex", pv->p->ifindex);
+		xn_jw_kstr(&w, "kind", xn_port_kind(pv->p));
+		xn_jw_kbool(&w, "attached", pv->p->attached);
+		xn_jw_kstr(&w, "stage", xn_port_stage(pv->p));
+		xn_jw_kbool(&w, "new", pv->is_new && v->interval_s > 0);
+		view(&w, pv);
+		xn_jw_obj_end(&w);
 	}
-	fprintf(f, "],\"total\":{\"ports\":%d,", v->nports);
-	json_view(f, &v->total);
-	fputs("},", f);
-	json_latency(f, s);
-	fputs("}\n", f);
+	xn_jw_arr_end(&w);
+	xn_jw_kobj(&w, "total");
+	xn_jw_kint(&w, "ports", v->nports);
+	view(&w, &v->total);
+	xn_jw_obj_end(&w);
+	latency(&w, s);
+	xn_jw_obj_end(&w);
+	xn_jw_end(&w);
 }

@@ -9,32 +9,33 @@
 
 int xn_verbose_counters = 1;
 
-static void print_port_json(FILE *f, const struct xn_port_row *p)
+static void port_json(struct xn_jw *w, const struct xn_port_row *p)
 {
 	unsigned int i;
 
-	fputs("{\"name\":", f);
-	xn_json_str(f, p->name);
-	fprintf(f, ",\"ifindex\":%u,\"kind\":\"%s\",\"xdp\":%s,\"tc_reason\":",
-		p->port.ifindex,
-		p->port.flags & XDPNET_PORT_VETH ? "veth" : "tap",
-		p->port.flags & XDPNET_PORT_XDP ? "true" : "false");
-	xn_json_str(f, xn_tc_reason_text(p->port.tc_reason));
-	fprintf(f,
-		",\"xdp_target\":%s,\"hook\":\"%s\",\"tc_prog_id\":%u,"
-		"\"xdp_prog_id\":%u,\"foreign_xdp_prog_id\":%u,"
-		"\"bypassed\":%s,\"hold\":\"%s\",\"counters\":{",
-		p->port.flags & XDPNET_PORT_XDP_TARGET ? "true" : "false",
-		xn_hook_name(p->port.hook), p->tc_prog_id, p->xdp_prog_id,
-		p->port.foreign_prog_id,
-		p->port.flags & XDPNET_PORT_FWD ? "true" : "false",
-		xn_hold_name(p->port.hold));
-	for (i = 0; i < XDPNET_C_MAX; i++)
-		fprintf(f, "%s\"%s\":{\"packets\":%llu,\"bytes\":%llu}",
-			i ? "," : "", xn_ctr_name(i),
-			(unsigned long long)p->st.c[i].packets,
-			(unsigned long long)p->st.c[i].bytes);
-	fputs("}}", f);
+	xn_jw_obj(w);
+	xn_jw_kstr(w, "name", p->name);
+	xn_jw_kuint(w, "ifindex", p->port.ifindex);
+	xn_jw_kstr(w, "kind",
+		   p->port.flags & XDPNET_PORT_VETH ? "veth" : "tap");
+	xn_jw_kbool(w, "xdp", p->port.flags & XDPNET_PORT_XDP);
+	xn_jw_kstr(w, "tc_reason", xn_tc_reason_text(p->port.tc_reason));
+	xn_jw_kbool(w, "xdp_target", p->port.flags & XDPNET_PORT_XDP_TARGET);
+	xn_jw_kstr(w, "hook", xn_hook_name(p->port.hook));
+	xn_jw_kuint(w, "tc_prog_id", p->tc_prog_id);
+	xn_jw_kuint(w, "xdp_prog_id", p->xdp_prog_id);
+	xn_jw_kuint(w, "foreign_xdp_prog_id", p->port.foreign_prog_id);
+	xn_jw_kbool(w, "bypassed", p->port.flags & XDPNET_PORT_FWD);
+	xn_jw_kstr(w, "hold", xn_hold_name(p->port.hold));
+	xn_jw_kobj(w, "counters");
+	for (i = 0; i < XDPNET_C_MAX; i++) {
+		xn_jw_kobj(w, xn_ctr_name(i));
+		xn_jw_kuint(w, "packets", p->st.c[i].packets);
+		xn_jw_kuint(w, "bytes", p->st.c[i].bytes);
+		xn_jw_obj_end(w);
+	}
+	xn_jw_obj_end(w);
+	xn_jw_obj_end(w);
 }
 
 static __u64 sum_range(const struct xdpnet_stats *st, int from, int to)
@@ -98,45 +99,41 @@ static const char *const fdb_ev_names[XDPNET_FE_MAX] = {
 	[XDPNET_FE_USER] = "user",
 };
 
-static void print_bridge_json(FILE *f, const struct xn_bridge_status *s)
+static void bridge_json(struct xn_jw *w, const struct xn_bridge_status *s)
 {
 	int j;
 
-	fputs("{\"bridge\":", f);
-	xn_json_str(f, s->name);
-	fprintf(f,
-		",\"ifindex\":%u,\"mode\":\"%s\",\"datapath\":\"%s\","
-		"\"fdb_mirror\":\"%s\",\"bypass\":%s,\"bypass_hold\":\"%s\","
-		"\"vlan_filtering\":%s,\"refresh_ms\":%llu,"
-		"\"attached_at\":%llu,\"build\":",
-		s->meta.bridge_ifindex, xn_mode_name(s->meta.mode),
-		s->meta.live ? "live" : "portable",
-		s->meta.fdb_trace ? "kernel" : "follower",
-		s->cfg.bypass ? "true" : "false",
-		xn_bridge_hold_name(s->cfg.hold),
-		s->cfg.vlan_filtering ? "true" : "false",
-		(unsigned long long)(s->cfg.hz ? (__u64)s->cfg.refresh_j *
-							 1000 / s->cfg.hz
-					       : 0),
-		(unsigned long long)s->meta.attached_at);
-	xn_json_str(f, s->meta.build);
-	fprintf(f,
-		",\"follower\":{\"running\":%s,\"pid\":%d,\"wanted\":%s},"
-		"\"fdb_entries\":%d,\"fdb_static\":%d,\"fdb_events\":{",
-		s->follower ? "true" : "false", s->follower_pid,
-		s->meta.no_follow ? "false" : "true", s->fdb_entries,
-		s->fdb_static);
+	xn_jw_obj(w);
+	xn_jw_kstr(w, "bridge", s->name);
+	xn_jw_kuint(w, "ifindex", s->meta.bridge_ifindex);
+	xn_jw_kstr(w, "mode", xn_mode_name(s->meta.mode));
+	xn_jw_kstr(w, "datapath", s->meta.live ? "live" : "portable");
+	xn_jw_kstr(w, "fdb_mirror", s->meta.fdb_trace ? "kernel" : "follower");
+	xn_jw_kbool(w, "bypass", s->cfg.bypass);
+	xn_jw_kstr(w, "bypass_hold", xn_bridge_hold_name(s->cfg.hold));
+	xn_jw_kbool(w, "vlan_filtering", s->cfg.vlan_filtering);
+	xn_jw_kuint(w, "refresh_ms",
+		    s->cfg.hz ? (__u64)s->cfg.refresh_j * 1000 / s->cfg.hz : 0);
+	xn_jw_kuint(w, "attached_at", s->meta.attached_at);
+	xn_jw_kstr(w, "build", s->meta.build);
+	xn_jw_kobj(w, "follower");
+	xn_jw_kbool(w, "running", s->follower);
+	xn_jw_kint(w, "pid", s->follower_pid);
+	xn_jw_kbool(w, "wanted", !s->meta.no_follow);
+	xn_jw_obj_end(w);
+	xn_jw_kint(w, "fdb_entries", s->fdb_entries);
+	xn_jw_kint(w, "fdb_static", s->fdb_static);
+	xn_jw_kobj(w, "fdb_events");
 	for (j = 0; j < XDPNET_FE_MAX; j++)
-		fprintf(f, "%s\"%s\":%llu", j ? "," : "", fdb_ev_names[j],
-			(unsigned long long)s->fdb_ev[j]);
-	fprintf(f, "},\"tracing\":%s,\"bridge_gone\":%s,\"ports\":[",
-		s->note_set ? "false" : "true", s->gone ? "true" : "false");
-	for (j = 0; j < s->nports; j++) {
-		if (j)
-			fputc(',', f);
-		print_port_json(f, &s->ports[j]);
-	}
-	fputs("]}", f);
+		xn_jw_kuint(w, fdb_ev_names[j], s->fdb_ev[j]);
+	xn_jw_obj_end(w);
+	xn_jw_kbool(w, "tracing", !s->note_set);
+	xn_jw_kbool(w, "bridge_gone", s->gone);
+	xn_jw_karr(w, "ports");
+	for (j = 0; j < s->nports; j++)
+		port_json(w, &s->ports[j]);
+	xn_jw_arr_end(w);
+	xn_jw_obj_end(w);
 }
 
 static void print_bridge_text(FILE *f, const struct xn_bridge_status *s)
@@ -192,19 +189,20 @@ static void print_bridge_text(FILE *f, const struct xn_bridge_status *s)
 
 void xn_print_status(FILE *f, const struct xn_bridge_status *b, int n, int json)
 {
+	struct xn_jw w;
 	int i;
 
-	if (json)
-		fputs("{\"bridges\":[", f);
-	for (i = 0; i < n; i++) {
-		if (json) {
-			if (i)
-				fputc(',', f);
-			print_bridge_json(f, &b[i]);
-		} else {
+	if (!json) {
+		for (i = 0; i < n; i++)
 			print_bridge_text(f, &b[i]);
-		}
+		return;
 	}
-	if (json)
-		fputs("]}\n", f);
+	xn_jw_init(&w, f);
+	xn_jw_obj(&w);
+	xn_jw_karr(&w, "bridges");
+	for (i = 0; i < n; i++)
+		bridge_json(&w, &b[i]);
+	xn_jw_arr_end(&w);
+	xn_jw_obj_end(&w);
+	xn_jw_end(&w);
 }
