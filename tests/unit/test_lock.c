@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Unit tests for the per-bridge locks (user/core/lock.c) under a scratch
+ * run directory: the bridge lock excludes a second holder (another open
+ * file in this process, or another process) and is free again once
+ * released; the follower's lifetime lock says who runs. No root needed.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <errno.h>
+#include <sys/wait.h>
+#include <cmocka.h>
+#include "xdpnet.h"
+#include "core/paths.h"
+#include "core/lock.h"
+
+static char tmp[64], run[128];
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(tmp, sizeof(tmp), "/tmp/xn_test_lock.XXXXXX");
+	if (!mkdtemp(tmp))
+		return -1;
+	/* The run directory does not exist yet: the lock makes it. */
+	snprintf(run, sizeof(run), "%s/run", tmp);
+	xn_paths_set_root(NULL, run);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+	xn_paths_set_root(NULL, XDPNET_RUN_DIR);
+	return system(cmd) ? -1 : 0;
+}
+
+static void test_lock_excludes(void **state)
+{
+	char path[256];
+	int a, b;
+
+	(void)state;
+	a = xn_lock("br0", 0);
+	assert_true(a >= 0);
+	assert_int_equal(xn_run_path(path, sizeof(path), "br0", XN_RUN_LOCK),
+			 0);
+	assert_int_equal(access(path, F_OK), 0);
+	/* A second holder waits, and gives up after its timeout. */
+	assert_int_equal(xn_lock("br0", 0), -1);
+	/* Another bridge's lock is another lock. */
+	b = xn_lock("br1", 0);
+	assert_true(b >= 0);
+	xn_unlock(b);
+	xn_unlock(a);
+	a = xn_lock("br0", 0);
+	assert_true(a >= 0);
+	xn_unlock(a);
+	/* A bad name has no lock. */
+	assert_int_equal(xn_lock("../x", 0), -1);
+}
+
+static void test_lock_between_processes(void **state)
+{
+	int p[2], q[2], lk, st;
+	char c = 0;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(pipe(q), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		/* Child: take the lock, say so, hold it until told. */
+		int fd = xn_lock("br2", 0);
+
+		c = fd >= 0 ? 'y' : 'n';
+		if (write(p[1], &c, 1) != 1 || read(q[0], &c, 1) != 1)
+			_exit(2);
+		xn_unlock(fd);
+		_exit(0);
+	}
+	assert_int_equal(read(p[0], &c, 1), 1);
+	assert_int_equal(c, 'y');
+	assert_int_equal(xn_lock("br2", 0), -1);
+	/* Released when it lets go (or dies): ours within a second. */
+	assert_int_equal(write(q[1], "x", 1), 1);
+	lk = xn_lock("br2", 1);
+	assert_true(lk >= 0);
+	xn_unlock(lk);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+static void test_follow_lock(void **state)
+{
+	pid_t pid = -1;
+	int fd;
+
+	(void)state;
+	assert_int_equal(xn_follower_alive("br3", &pid), 0);
+	assert_int_equal(pid, 0);
+	fd = xn_follow_lock("br3", &pid);
+	assert_true(fd >= 0);
+	/* Held: alive, with our pid from the pid file. */
+	assert_int_equal(xn_follower_alive("br3", &pid), 1);
+	assert_int_equal(pid, getpid());
+	/* A second follower is refused and told who runs. */
+	pid = 0;
+	assert_int_equal(xn_follow_lock("br3", &pid), -EBUSY);
+	assert_int_equal(pid, getpid());
+	close(fd);
+	assert_int_equal(xn_follower_alive("br3", &pid), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lock_excludes),
+		cmocka_unit_test(test_lock_between_processes),
+		cmocka_unit_test(test_follow_lock),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

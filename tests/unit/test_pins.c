@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Unit tests for the names derived from a bridge (user/core/paths.c) and
+ * the ownership verdict on what is pinned under one (user/core/owner.c),
+ * on a fake pin directory under a scratch directory (plain files: they
+ * are no BPF objects, so no meta is ever read, as for an attach that died
+ * before it wrote meta). No root needed.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+#include "xdpnet.h"
+#include "core/paths.h"
+#include "core/pins.h"
+#include "core/owner.h"
+#include "lib/exit.h"
+
+static char tmp[64];
+static char pins[128], run[128];
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(tmp, sizeof(tmp), "/tmp/xn_test_pins.XXXXXX");
+	if (!mkdtemp(tmp))
+		return -1;
+	snprintf(pins, sizeof(pins), "%s/xdpnet", tmp);
+	snprintf(run, sizeof(run), "%s/run", tmp);
+	xn_paths_set_root(pins, run);
+	return mkdir(pins, 0700);
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+	xn_paths_set_root(XDPNET_PIN_ROOT, XDPNET_RUN_DIR);
+	return system(cmd) ? -1 : 0;
+}
+
+static void touch(const char *bridge, const char *leaf)
+{
+	char path[256];
+	FILE *f;
+
+	assert_int_equal(xn_pin_path(path, sizeof(path), bridge, NULL), 0);
+	mkdir(path, 0700);
+	assert_int_equal(xn_pin_path(path, sizeof(path), bridge, leaf), 0);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fclose(f);
+}
+
+static void test_names(void **state)
+{
+	static const char *const bad[] = { "",	   ".",	   "..",
+					   "a/b",  "a b",  "a:b",
+					   "a\tb", "a\nb", "sixteen-chars-xx" };
+	char buf[256], want[256];
+	unsigned int i;
+
+	(void)state;
+	xn_paths_set_root(XDPNET_PIN_ROOT, XDPNET_RUN_DIR);
+	assert_int_equal(xn_pin_path(buf, sizeof(buf), "virbr0", NULL), 0);
+	assert_string_equal(buf, "/sys/fs/bpf/xdpnet/virbr0");
+	assert_int_equal(xn_pin_path(buf, sizeof(buf), "virbr0", "fdb"), 0);
+	assert_string_equal(buf, "/sys/fs/bpf/xdpnet/virbr0/fdb");
+	assert_int_equal(xn_run_path(buf, sizeof(buf), "br0", XN_RUN_LOCK), 0);
+	assert_string_equal(buf, "/run/xdpnet/br0.lock");
+	assert_int_equal(xn_run_path(buf, sizeof(buf), "br0", XN_RUN_FOLLOW),
+			 0);
+	assert_string_equal(buf, "/run/xdpnet/br0.follow");
+	assert_int_equal(xn_run_path(buf, sizeof(buf), "br0", XN_RUN_PID), 0);
+	assert_string_equal(buf, "/run/xdpnet/br0.pid");
+	assert_int_equal(xn_run_path(buf, sizeof(buf), "br0", XN_RUN_LOG), 0);
+	assert_string_equal(buf, "/run/xdpnet/br0.log");
+	assert_int_equal(xn_port_leaf(buf, sizeof(buf), XN_PORT_TC, 17), 0);
+	assert_string_equal(buf, "tc_17");
+	assert_int_equal(xn_port_leaf(buf, sizeof(buf), XN_PORT_XDP, 4), 0);
+	assert_string_equal(buf, "xdp_4");
+
+	/* systemd-escape: '-' and anything unusual as \xNN, a leading '.'
+	 * too, '_' and inner dots as they are. */
+	assert_int_equal(xn_unit_name(buf, sizeof(buf), "virbr0"), 0);
+	assert_string_equal(buf, "xdpnet@virbr0.service");
+	assert_int_equal(xn_unit_name(buf, sizeof(buf), "br-lan_1.5"), 0);
+	assert_string_equal(buf, "xdpnet@br\\x2dlan_1.5.service");
+	assert_int_equal(xn_unit_name(buf, sizeof(buf), ".x@"), 0);
+	assert_string_equal(buf, "xdpnet@\\x2ex\\x40.service");
+	/* Too small a buffer is an error, not a truncated name. */
+	assert_int_equal(xn_unit_name(buf, 20, "virbr0"), -1);
+	assert_int_equal(xn_pin_path(buf, 20, "virbr0", "fdb"), -1);
+	assert_int_equal(xn_run_path(buf, 16, "virbr0", XN_RUN_LOCK), -1);
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_false(xn_valid_ifname(bad[i]));
+		assert_int_equal(xn_pin_path(buf, sizeof(buf), bad[i], NULL),
+				 -1);
+		assert_int_equal(
+			xn_run_path(buf, sizeof(buf), bad[i], XN_RUN_LOCK), -1);
+		assert_int_equal(xn_unit_name(buf, sizeof(buf), bad[i]), -1);
+	}
+	assert_true(xn_valid_ifname("fifteen-chars-x"));
+
+	/* Moved roots move every path. */
+	xn_paths_set_root(pins, run);
+	assert_int_equal(xn_pin_path(buf, sizeof(buf), "br0", "meta"), 0);
+	snprintf(want, sizeof(want), "%s/br0/meta", pins);
+	assert_string_equal(buf, want);
+	assert_int_equal(xn_run_path(buf, sizeof(buf), "br0", XN_RUN_LOCK), 0);
+	snprintf(want, sizeof(want), "%s/br0.lock", run);
+	assert_string_equal(buf, want);
+}
+
+static void test_verdict(void **state)
+{
+	char dir[256];
+
+	(void)state;
+	/* Nothing, and an empty directory. */
+	assert_int_equal(xn_pinned("nobr"), XN_PINNED_NONE);
+	assert_int_equal(xn_pin_path(dir, sizeof(dir), "empty", NULL), 0);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	assert_int_equal(xn_pinned("empty"), XN_PINNED_NONE);
+
+	/* Only names xdpnet pins (maps, programs, links, renames in
+	 * flight): an attach that died before it wrote meta. */
+	touch("half", "fdb");
+	touch("half", "prog_tc");
+	touch("half", "tc_12");
+	touch("half", "xdp_12");
+	touch("half", "trace_fdb_update");
+	touch("half", "lat_hist");
+	touch("half", ".new_fdb");
+	assert_int_equal(xn_pinned("half"), XN_PINNED_HALF);
+	assert_true(xn_pin_exists("half", "prog_tc"));
+	assert_false(xn_pin_exists("half", "prog_xdp"));
+
+	/* One stranger makes them foreign, and the state is not opened. */
+	touch("foreign", "fdb");
+	touch("foreign", "somebody_else");
+	assert_int_equal(xn_pinned("foreign"), XN_PINNED_FOREIGN);
+	{
+		struct xn_state s;
+
+		assert_int_equal(xn_state_open(&s, "foreign"), XN_ENOTATTACHED);
+	}
+
+	/* A name that is no interface name has no directory. */
+	assert_int_equal(xn_pinned("../etc"), XN_PINNED_NONE);
+}
+
+static void test_pin_dirs(void **state)
+{
+	char(*names)[IF_NAMESIZE];
+	char path[256];
+	int n, i, seen = 0;
+
+	(void)state;
+	touch("dirs0", "fdb");
+	touch("dirs1", "fdb");
+	snprintf(path, sizeof(path), "%s/not a name", pins);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/.hidden", pins);
+	assert_int_equal(mkdir(path, 0700), 0);
+	assert_int_equal(xn_pin_dirs(&names, &n), 0);
+	for (i = 0; i < n; i++) {
+		assert_true(xn_valid_ifname(names[i]));
+		seen += !strcmp(names[i], "dirs0") + !strcmp(names[i], "dirs1");
+	}
+	assert_int_equal(seen, 2);
+	free(names);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_verdict),
+		cmocka_unit_test(test_pin_dirs),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
