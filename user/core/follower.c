@@ -40,9 +40,11 @@
 #include <bpf/libbpf.h>
 #include "lib/exit.h"
 #include "lib/log.h"
+#include "lib/util.h"
 #include "core/pins.h"
 #include "core/owner.h"
 #include "core/load.h"
+#include "core/counters.h"
 #include "lib/nl.h"
 #include "core/lock.h"
 #include "core/reconcile.h"
@@ -152,17 +154,9 @@ static int on_event(const struct nlmsghdr *nlh, void *arg)
 
 static __u64 fdb_full_count(struct xn_state *s)
 {
-	int ncpu = libbpf_num_possible_cpus(), c;
-	__u32 k = XDPNET_FE_FULL;
-	__u64 sum = 0, *v;
+	__u64 ev[XDPNET_FE_MAX];
 
-	if (ncpu < 0 || !(v = calloc(ncpu, sizeof(*v))))
-		return 0;
-	if (!bpf_map_lookup_elem(s->fd[XM_FDB_EV], &k, v))
-		for (c = 0; c < ncpu; c++)
-			sum += v[c];
-	free(v);
-	return sum;
+	return xn_fdb_ev_read(s, ev) ? 0 : ev[XDPNET_FE_FULL];
 }
 
 /* nftables change notifications: an fd to poll, or -1. */
@@ -208,14 +202,6 @@ static int policy_refresh(struct xn_state *s, const struct xn_link *br,
 		xn_policy_summary(pol)[0] ? xn_policy_summary(pol)
 					  : "none apply");
 	return 1;
-}
-
-static double mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static void log_sync(const char *bridge, const char *what,
@@ -377,7 +363,7 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
 	signal(SIGHUP, on_signal);
-	next_backstop = mono() + XN_BACKSTOP_S;
+	next_backstop = xn_mono_s() + XN_BACKSTOP_S;
 	full_seen = fdb_full_count(&s);
 	while (!stop_sig) {
 		struct pollfd pfd[2] = { { .fd = fd, .events = POLLIN },
@@ -400,14 +386,14 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 				b->full = 1;
 			}
 		}
-		if (hup_sig || mono() >= next_backstop) {
+		if (hup_sig || xn_mono_s() >= next_backstop) {
 			b->full = 1;
 			filters = 1;
 			hup_sig = 0;
-			next_backstop = mono() + XN_BACKSTOP_S;
+			next_backstop = xn_mono_s() + XN_BACKSTOP_S;
 		}
 		if (!b->full && !b->gone && !b->n && !b->nfdb && !filters &&
-		    mono() < next_fdb_check)
+		    xn_mono_s() < next_fdb_check)
 			continue;
 		lk = xn_lock(bridge, 30);
 		if (lk < 0)
@@ -440,20 +426,20 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 			/* Whatever failed is tried again, whole, soon. */
 			xn_info("xdpnet: %s: %s; resyncing in a second", bridge,
 				strerror(-err));
-			next_backstop = mono() + 1;
+			next_backstop = xn_mono_s() + 1;
 		}
-		if (mono() >= next_fdb_check) {
+		if (xn_mono_s() >= next_fdb_check) {
 			__u64 full = fdb_full_count(&s);
-			struct xn_sync r = {};
+			struct xn_fdb_sync r = {};
 
 			/* The FDB copy overflowed: copy what fits now. */
 			if (full != full_seen && !xn_fdb_repair(&s, br, &r) &&
-			    r.fdb_seeded)
+			    r.seeded)
 				xn_info("xdpnet: %s: FDB copy refilled: %d "
 					"entries",
-					bridge, r.fdb_seeded);
+					bridge, r.seeded);
 			full_seen = full;
-			next_fdb_check = mono() + 1;
+			next_fdb_check = xn_mono_s() + 1;
 		}
 		xn_unlock(lk);
 	}

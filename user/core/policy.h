@@ -10,7 +10,7 @@
 #define XN_POLICY_H
 
 #include "lib/nl.h"
-#include "core/reconcile.h"
+#include "core/desired.h"
 
 /* Read and judge the host's filters for br. Always fills pol (free with
  * xn_policy_free); returns 0, or XN_ERR when the bridge vanished. */

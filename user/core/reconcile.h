@@ -16,25 +16,12 @@
 #include "xdpnet.h"
 #include "lib/nl.h"
 #include "core/pins.h"
-
-struct xn_filt_report;
-
-/* What user space adds to the bridge's own view. */
-struct xn_policy {
-	/* Bypass nothing (enum xdpnet_bridge_hold: filters apply between
-	 * ports, or could not be read, and attach was not given
-	 * --bypass-filters). */
-	int bridge_hold;
-	/* Ports under per-port filters (nwfilter, ebtables, ...). */
-	const __u32 *filtered;
-	int nfiltered;
-	/* The filter analysis behind it (user/policy.c's), or NULL. */
-	struct xn_filt_report *report;
-};
+#include "core/desired.h"
+#include "core/fdb_copy.h"
 
 struct xn_sync {
 	int added, removed, changed, total, held;
-	int fdb_seeded, fdb_dropped, static_entries;
+	struct xn_fdb_sync fdb;		       /* what the FDB copy did */
 	__u32 added_ifindex[XDPNET_MAX_PORTS]; /* the ports this run added */
 };
 
@@ -42,20 +29,6 @@ enum xn_reconcile_flags {
 	XN_RC_QUIET = 1 << 0,  /* log nothing */
 	XN_RC_NO_ADD = 1 << 1, /* converge the ports there are, add none */
 };
-
-/*
- * The datapath entry a port of bridge br should have (pure: no system
- * calls; hook-related fields are left zero). Returns 1 when xdpnet carries
- * the port (a tap or veth of this bridge), 0 when it leaves it to the
- * bridge.
- */
-int xn_port_want(const struct xn_link *br, const struct xn_link *l,
-		 const struct xn_policy *pol, struct xdpnet_port *out);
-
-/* The bridge settings for the datapath (port_gen, hz, lat_on and br_addr
- * kept from cur; hz must be set there). */
-void xn_cfg_want(const struct xn_link *br, const struct xn_policy *pol,
-		 const struct xdpnet_cfg *cur, struct xdpnet_cfg *out);
 
 /* Everything: bridge settings, every port (added, changed, removed),
  * VLANs, static and local FDB entries, missing learned ones. Refreshes
@@ -73,21 +46,6 @@ void xn_reconcile_undo(struct xn_state *s, struct xn_link *br,
  * present or former. */
 int xn_reconcile_link(struct xn_state *s, struct xn_link *br, __u32 ifindex,
 		      const struct xn_policy *pol, struct xn_sync *r);
-
-/* One entry of the bridge's FDB changed (RTM_NEWNEIGH / RTM_DELNEIGH).
- * Where the in-kernel mirror misses a learned entry, asking the bridge
- * costs a netlink round trip: *budget says how many more may be spent
- * (a flood of learned MACs is left to xn_fdb_repair). Returns 1 when it
- * changed a map, 0, -errno. */
-int xn_reconcile_fdb_entry(struct xn_state *s, const struct xn_link *br,
-			   const struct xn_fdb_entry *e, int deleted,
-			   int *budget);
-
-/* Copy the bridge's learned entries the datapath misses (after its map
- * was full, or when nothing mirrors them in-kernel), and drop copies the
- * bridge no longer has. */
-int xn_fdb_repair(struct xn_state *s, const struct xn_link *br,
-		  struct xn_sync *r);
 
 /* Take every port out of the datapath (hooks first); detach's first step. */
 void xn_reconcile_clear(struct xn_state *s);

@@ -19,8 +19,8 @@
 #include "core/paths.h"
 #include "core/pins.h"
 #include "core/owner.h"
-#include "core/bridge.h"
 #include "core/counters.h"
+#include "core/bridge.h"
 #include "core/latency.h"
 #include "core/stats_collect.h"
 

@@ -372,6 +372,24 @@ static void *vec_push(struct vec *v)
 	return (char *)v->items + v->size * v->n++;
 }
 
+/* A dump into a vector: cb pushes items of size bytes (filter: the bridge
+ * ifindex it keeps); *out is malloc'ed. 0 or a negative errno. */
+static int dump_vec(int type, int family, __u32 ifindex, __u32 extmask,
+		    int (*cb)(const struct nlmsghdr *, void *), size_t size,
+		    __u32 filter, void **out, int *n)
+{
+	struct vec v = { .size = size, .filter = filter };
+	int err = xn_nl_dump(type, family, ifindex, extmask, cb, &v);
+
+	if (err) {
+		free(v.items);
+		return err;
+	}
+	*out = v.items;
+	*n = v.n;
+	return 0;
+}
+
 static int link_one(const struct nlmsghdr *nlh, void *arg)
 {
 	struct xn_link *l = arg;
@@ -431,17 +449,9 @@ static int port_cb(const struct nlmsghdr *nlh, void *arg)
 
 int xn_list_ports(__u32 bridge_ifindex, struct xn_link **out, int *n)
 {
-	struct vec v = { .size = sizeof(struct xn_link),
-			 .filter = bridge_ifindex };
-	int err = xn_nl_dump(RTM_GETLINK, AF_UNSPEC, 0, 0, port_cb, &v);
-
-	if (err) {
-		free(v.items);
-		return err;
-	}
-	*out = v.items;
-	*n = v.n;
-	return 0;
+	return dump_vec(RTM_GETLINK, AF_UNSPEC, 0, 0, port_cb,
+			sizeof(struct xn_link), bridge_ifindex, (void **)out,
+			n);
 }
 
 static int fdb_cb(const struct nlmsghdr *nlh, void *arg)
@@ -463,17 +473,9 @@ static int fdb_cb(const struct nlmsghdr *nlh, void *arg)
 
 int xn_dump_fdb(__u32 bridge_ifindex, struct xn_fdb_entry **out, int *n)
 {
-	struct vec v = { .size = sizeof(struct xn_fdb_entry),
-			 .filter = bridge_ifindex };
-	int err = xn_nl_dump(RTM_GETNEIGH, AF_BRIDGE, 0, 0, fdb_cb, &v);
-
-	if (err) {
-		free(v.items);
-		return err;
-	}
-	*out = v.items;
-	*n = v.n;
-	return 0;
+	return dump_vec(RTM_GETNEIGH, AF_BRIDGE, 0, 0, fdb_cb,
+			sizeof(struct xn_fdb_entry), bridge_ifindex,
+			(void **)out, n);
 }
 
 static int port_vlan_cb(const struct nlmsghdr *nlh, void *arg)
@@ -510,35 +512,18 @@ static int vlan_cb(const struct nlmsghdr *nlh, void *arg)
 
 int xn_dump_vlans(__u32 bridge_ifindex, struct xn_vlan **out, int *n)
 {
-	struct vec v = { .size = sizeof(struct xn_vlan),
-			 .filter = bridge_ifindex };
-	int err = xn_nl_dump(RTM_GETLINK, AF_BRIDGE, 0,
-			     RTEXT_FILTER_BRVLAN_COMPRESSED, vlan_cb, &v);
-
-	if (err) {
-		free(v.items);
-		return err;
-	}
-	*out = v.items;
-	*n = v.n;
-	return 0;
+	return dump_vec(RTM_GETLINK, AF_BRIDGE, 0,
+			RTEXT_FILTER_BRVLAN_COMPRESSED, vlan_cb,
+			sizeof(struct xn_vlan), bridge_ifindex, (void **)out,
+			n);
 }
 
 int xn_port_vlans(__u32 ifindex, struct xn_vlan **out, int *n)
 {
-	struct vec v = { .size = sizeof(struct xn_vlan) };
-	int err;
-
 	/* The port's master is whatever it is: filter by ifindex instead. */
-	err = xn_nl_dump(RTM_GETLINK, AF_BRIDGE, ifindex,
-			 RTEXT_FILTER_BRVLAN_COMPRESSED, port_vlan_cb, &v);
-	if (err) {
-		free(v.items);
-		return err;
-	}
-	*out = v.items;
-	*n = v.n;
-	return 0;
+	return dump_vec(RTM_GETLINK, AF_BRIDGE, ifindex,
+			RTEXT_FILTER_BRVLAN_COMPRESSED, port_vlan_cb,
+			sizeof(struct xn_vlan), 0, (void **)out, n);
 }
 
 static int fdb_one(const struct nlmsghdr *nlh, void *arg)
@@ -703,15 +688,7 @@ static int port_stats_cb(const struct nlmsghdr *nlh, void *arg)
 
 int xn_list_port_stats(__u32 bridge_ifindex, struct xn_port_stats **out, int *n)
 {
-	struct vec v = { .size = sizeof(struct xn_port_stats),
-			 .filter = bridge_ifindex };
-	int err = xn_nl_dump(RTM_GETLINK, AF_UNSPEC, 0, 0, port_stats_cb, &v);
-
-	if (err) {
-		free(v.items);
-		return err;
-	}
-	*out = v.items;
-	*n = v.n;
-	return 0;
+	return dump_vec(RTM_GETLINK, AF_UNSPEC, 0, 0, port_stats_cb,
+			sizeof(struct xn_port_stats), bridge_ifindex,
+			(void **)out, n);
 }

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* What the datapath should hold for a bridge: see desired.h. Pure. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <net/if.h>
+#ifndef IFF_LOWER_UP
+#define IFF_LOWER_UP (1 << 16) /* linux/if.h, which clashes with net/if.h */
+#endif
+#include "xdpnet.h"
+#include "lib/util.h"
+#include "core/desired.h"
+
+#define BR_STATE_FORWARDING_ 3
+
+static int port_kind_ok(const struct xn_link *l)
+{
+	return !strcmp(l->kind, "tun") || !strcmp(l->kind, "veth");
+}
+
+static int filtered(const struct xn_policy *pol, __u32 ifindex)
+{
+	int i;
+
+	for (i = 0; pol && i < pol->nfiltered; i++)
+		if (pol->filtered[i] == ifindex)
+			return 1;
+	return 0;
+}
+
+int xn_port_want(const struct xn_link *br, const struct xn_link *l,
+		 const struct xn_policy *pol, struct xdpnet_port *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!l->is_port || l->master != br->ifindex || !port_kind_ok(l))
+		return 0;
+	out->ifindex = l->ifindex;
+	out->mtu = l->mtu;
+	if (!strcmp(l->kind, "veth"))
+		out->flags |= XDPNET_PORT_VETH;
+	if (l->learning)
+		out->flags |= XDPNET_PORT_LEARNING;
+	if (l->isolated)
+		out->flags |= XDPNET_PORT_ISOLATED;
+	if (l->locked)
+		out->flags |= XDPNET_PORT_LOCKED;
+	if (!(l->flags & IFF_UP) || !(l->flags & IFF_LOWER_UP))
+		out->hold = XDPNET_HOLD_DOWN;
+	else if (l->stp_state != BR_STATE_FORWARDING_)
+		out->hold = XDPNET_HOLD_STATE;
+	else if (l->locked)
+		out->hold = XDPNET_HOLD_LOCKED;
+	else if (filtered(pol, l->ifindex))
+		out->hold = XDPNET_HOLD_FILTER;
+	if (!out->hold)
+		out->flags |= XDPNET_PORT_FWD;
+	/* A tap takes XDP redirects (tun_xdp_xmit); a veth only with NAPI
+	 * on its peer, which xdpnet cannot know. */
+	if (!(out->flags & XDPNET_PORT_VETH) && !out->hold)
+		out->flags |= XDPNET_PORT_XDP_TARGET;
+	return 1;
+}
+
+/* Bridge FDB keep-alive: four frames per ageing period, so that a lost
+ * frame or a busy CPU never lets an entry expire; never below 100 ms. */
+static __u32 refresh_j_for(const struct xn_link *br, __u32 hz)
+{
+	__u64 cs = br->ageing_time_cs / 4;
+
+	__u64 j;
+
+	if (cs < 10)
+		cs = 10;
+	/* The datapath compares 32-bit jiffies as signed differences: an
+	 * interval must stay well below 2^31 (a quarter of the range here,
+	 * about 50 days at 250 Hz; ageing times that long never expire). */
+	j = cs * hz / 100;
+	return j < 0x3fffffff ? (__u32)j : 0x3fffffff;
+}
+
+void xn_cfg_want(const struct xn_link *br, const struct xn_policy *pol,
+		 const struct xdpnet_cfg *cur, struct xdpnet_cfg *out)
+{
+	*out = *cur;
+	out->bridge_ifindex = br->ifindex;
+	out->netns_ino = xn_netns_ino();
+	out->vlan_filtering = !!br->vlan_filtering;
+	out->refresh_j = refresh_j_for(br, cur->hz);
+	/* Hub mode (ageing_time 0: the bridge floods everything) and MST
+	 * (per-VLAN port states) bypass nothing, nor do filters that apply
+	 * between ports. */
+	out->hold = !br->ageing_time_cs ? XDPNET_BHOLD_HUB
+		    : br->mst		? XDPNET_BHOLD_MST
+		    : pol		? (__u32)pol->bridge_hold
+					: XDPNET_BHOLD_NONE;
+	out->bypass = out->hold == XDPNET_BHOLD_NONE;
+}

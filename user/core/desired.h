@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * What the datapath should hold for a bridge: the entry of each port, the
+ * bridge settings, from the bridge model (netlink's view, lib/nl.h) and
+ * what user space adds (struct xn_policy). Pure functions: no system
+ * calls. Making the maps hold it is core/reconcile.c's.
+ */
+#ifndef XN_DESIRED_H
+#define XN_DESIRED_H
+
+#include "xdpnet.h"
+#include "lib/nl.h"
+
+struct xn_filt_report;
+
+/* What user space adds to the bridge's own view. */
+struct xn_policy {
+	/* Bypass nothing (enum xdpnet_bridge_hold: filters apply between
+	 * ports, or could not be read, and attach was not given
+	 * --bypass-filters). */
+	int bridge_hold;
+	/* Ports under per-port filters (nwfilter, ebtables, ...). */
+	const __u32 *filtered;
+	int nfiltered;
+	/* The filter analysis behind it (user/policy.c's), or NULL. */
+	struct xn_filt_report *report;
+};
+
+/*
+ * The datapath entry a port of bridge br should have (pure: no system
+ * calls; hook-related fields are left zero). Returns 1 when xdpnet carries
+ * the port (a tap or veth of this bridge), 0 when it leaves it to the
+ * bridge.
+ */
+int xn_port_want(const struct xn_link *br, const struct xn_link *l,
+		 const struct xn_policy *pol, struct xdpnet_port *out);
+
+/* The bridge settings for the datapath (port_gen, hz, lat_on and br_addr
+ * kept from cur; hz must be set there). */
+void xn_cfg_want(const struct xn_link *br, const struct xn_policy *pol,
+		 const struct xdpnet_cfg *cur, struct xdpnet_cfg *out);
+
+#endif
