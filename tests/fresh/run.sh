@@ -124,6 +124,9 @@ run_one() { # demo|check
 	fi
 	git clone -q --no-hardlinks "$ROOT" "$R/root/xdpnet" || return 1
 	head=$(git -C "$R/root/xdpnet" log -1 --format='%h %s' | cut -c1-70)
+	# / is a mount point on a real machine, and `ip netns add` relies on
+	# it (mount --make-rslave /): the root becomes one.
+	mount --bind "$R" "$R" && mount --make-private "$R"
 	mount -t proc proc "$R/proc"
 	mount --bind /sys "$R/sys" && mount --make-private "$R/sys"
 	mount --rbind /dev "$R/dev" && mount --make-rslave "$R/dev"
@@ -134,7 +137,9 @@ run_one() { # demo|check
 	t0=$(date +%s)
 	env -i HOME=/root TERM=dumb LANG=C.UTF-8 CI=true \
 		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-		chroot "$R" /bin/bash -c "cd /root/xdpnet && make $cmd" </dev/null >"$log" 2>&1
+		chroot "$R" /bin/bash -c "cd /root/xdpnet && make $cmd" </dev/null >"$log" 2>&1 &
+	# In the background, so that a signal reaches our trap at once.
+	wait $!
 	rc=$?
 	secs=$(($(date +%s) - t0))
 	if [ "$rc" = 0 ]; then
