@@ -189,16 +189,28 @@ check-kernels: deps
 # The whole suite, as CI runs it (as root): unit, BPF program, integration,
 # the benchmark harness's tests and smoke run, real guests (CHECK_VM=0
 # skips those), Debian 12's kernel (CHECK_KERNELS=0 skips it).
+# Each target's wall time is printed as "== make TARGET took N s".
+TIMED := scripts/timed
 check: deps
-	$(MAKE) all $(UNIT_TESTS) $(BPF_TESTS)
-	$(MAKE) check-unit
-	$(MAKE) check-bpf
-	$(MAKE) check-integration
-	$(MAKE) check-install
-	$(MAKE) check-libvirt
-	$(MAKE) check-bench
-	@if [ "$(CHECK_VM)" != 0 ]; then $(MAKE) check-vm; else echo "check-vm skipped (CHECK_VM=0)"; fi
-	@if [ "$(CHECK_KERNELS)" != 0 ]; then $(MAKE) check-kernels; else echo "check-kernels skipped (CHECK_KERNELS=0)"; fi
+	$(TIMED) build $(MAKE) all $(UNIT_TESTS) $(BPF_TESTS)
+	$(TIMED) check-unit $(MAKE) check-unit
+	$(TIMED) check-bpf $(MAKE) check-bpf
+	$(TIMED) check-integration $(MAKE) check-integration
+	$(TIMED) check-install $(MAKE) check-install
+	$(TIMED) check-libvirt $(MAKE) check-libvirt
+	$(TIMED) check-bench $(MAKE) check-bench
+	@if [ "$(CHECK_VM)" != 0 ]; then $(TIMED) check-vm $(MAKE) check-vm; else echo "check-vm skipped (CHECK_VM=0)"; fi
+	@if [ "$(CHECK_KERNELS)" != 0 ]; then $(TIMED) check-kernels $(MAKE) check-kernels; else echo "check-kernels skipped (CHECK_KERNELS=0)"; fi
+
+# The README's two commands, `make demo` and `make check`, each in a root
+# that has never seen this project: a debootstrap of Debian 12 (cached in
+# /var/cache/xdpnet-fresh), a clean clone of HEAD, /proc, /sys and /dev from
+# the host (tests/fresh/run.sh). Not part of `make check`; run it whenever
+# an install step changed. CHECK_FRESH="demo" or "check" runs one of them.
+.PHONY: check-fresh
+check-fresh:
+	scripts/deps.sh debootstrap git
+	tests/fresh/run.sh $(CHECK_FRESH)
 
 # The demo, then the quick benchmark (a few minutes; BENCH=0 skips it).
 demo: deps

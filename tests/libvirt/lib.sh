@@ -10,10 +10,13 @@ pass=0 fail=0
 
 ok() { echo "ok - $*"; pass=$((pass + 1)); }
 nok() { echo "not ok - $*"; fail=$((fail + 1)); }
-check() { # DESCRIPTION COMMAND...
-	local what=$1
+check() { # DESCRIPTION COMMAND...: returns the command's status
+	local what=$1 rc
 	shift
-	if "$@"; then ok "$what"; else nok "$what"; fi
+	"$@"
+	rc=$?
+	if [ "$rc" = 0 ]; then ok "$what"; else nok "$what"; fi
+	return "$rc"
 }
 finish() {
 	echo "$pass passed, $fail failed"

@@ -58,6 +58,12 @@ fi
 T=$2
 V="virsh -q -c qemu:///system"
 PIDS=()
+LIBVIRTD_LOG=/var/log/libvirt/libvirtd.log
+libvirtd_pid() { # the running private libvirtd's pid, or nothing
+	local p
+	p=$(cat /run/xnlv-libvirtd.pid 2>/dev/null)
+	[ -n "$p" ] && kill -0 "$p" 2>/dev/null && echo "$p"
+}
 cleanup() {
 	local p qpid
 	$V destroy "$DOM" >/dev/null 2>&1
@@ -65,8 +71,8 @@ cleanup() {
 	[ -n "$qpid" ] && kill "$qpid" 2>/dev/null
 	$V net-destroy "$NET" >/dev/null 2>&1
 	"$XDPNET_BIN" detach "$BR" >/dev/null 2>&1
-	for p in "${PIDS[@]}" $(cat /run/xnlv-libvirtd.pid 2>/dev/null); do
-		kill "$p" 2>/dev/null
+	for p in "${PIDS[@]}" $(libvirtd_pid); do
+		[ -n "$p" ] && kill "$p" 2>/dev/null
 	done
 	wait 2>/dev/null
 }
@@ -85,6 +91,21 @@ done
 rm -rf /etc/libvirt /var/lib/libvirt /var/log/libvirt /var/cache/libvirt
 mkdir -p /etc/libvirt/hooks /var/lib/libvirt /var/log/libvirt /var/cache/libvirt
 ip link set lo up
+
+# libvirtd's QEMU driver resolves its built-in user and group (Debian:
+# libvirt-qemu) before it reads qemu.conf, and fails without them. That
+# user comes from libvirt-daemon-system's maintainer scripts, which
+# tests/libvirt/deps.sh does not install (the package would start a libvirtd
+# service on the host). Create it here instead, in the private overlay of
+# /etc: it is gone with the namespace, and the host's /etc is not touched.
+qemu_user=libvirt-qemu
+if ! getent passwd "$qemu_user" >/dev/null; then
+	getent group "$qemu_user" >/dev/null || groupadd --system "$qemu_user" ||
+		{ nok "group $qemu_user in the private /etc (groupadd)"; finish; exit; }
+	useradd --system --gid "$qemu_user" --no-create-home --home-dir /var/lib/libvirt \
+		--shell /usr/sbin/nologin "$qemu_user" ||
+		{ nok "user $qemu_user in the private /etc (useradd)"; finish; exit; }
+fi
 
 # QEMU as root, no cgroups (the namespace hides them), no SELinux/AppArmor,
 # no virtlogd.
@@ -107,16 +128,36 @@ check "hooks installed: qemu.d/xdpnet and network.d/xdpnet" \
 	test -x /etc/libvirt/hooks/qemu.d/xdpnet -a -x /etc/libvirt/hooks/network.d/xdpnet
 stubs "$T" # logger: the hooks' log lines, with times
 
+# Polls until libvirtd answers (0), or until the daemon it started has
+# exited or 10 s have passed (1). A driver that fails to initialise makes
+# the daemon exit after `libvirtd -d` has returned.
 start_libvirtd() {
+	local p seen=
 	PATH=$T/bin:$PATH libvirtd -d --pid-file /run/xnlv-libvirtd.pid || return 1
 	for _ in $(seq 100); do
 		$V version >/dev/null 2>&1 && return 0
+		p=$(libvirtd_pid)
+		[ -n "$p" ] && seen=$p
+		[ -n "$seen" ] && [ -z "$p" ] && return 1
 		sleep 0.1
 	done
 	return 1
 }
-check "libvirtd $(libvirtd --version | awk '{ print $NF }') starts" start_libvirtd ||
-	{ finish; exit; }
+# Why libvirtd did not come up, in one line of its own log: the driver that
+# failed to initialise (libvirtd logs harmless errors before it: no
+# dnsmasq, no D-Bus, no DMI here), else its last error.
+libvirtd_why() {
+	local why
+	why=$(grep -m 1 ' error : virStateInitialize:' "$LIBVIRTD_LOG" 2>/dev/null ||
+		grep ' error : ' "$LIBVIRTD_LOG" 2>/dev/null | tail -n 1)
+	why=$(printf '%s' "$why" | sed 's/^.* error : [A-Za-z]*:[0-9]* : //')
+	echo "${why:-no error in $LIBVIRTD_LOG}"
+}
+if ! check "libvirtd $(libvirtd --version | awk '{ print $NF }') starts" start_libvirtd; then
+	echo "# libvirtd did not start: $(libvirtd_why)"
+	finish
+	exit
+fi
 
 cat >"$T/net.xml" <<EOF
 <network><name>$NET</name><bridge name='$BR' stp='off' delay='0'/></network>
@@ -222,12 +263,19 @@ sed 's/^/# follower: /' "$T/follower.log"
 # libvirtd restarts under a running domain: "reconnect".
 check "a domain runs again" $V create "$T/dom.xml" || { finish; exit; }
 : >"$T/log"
-kill "$(cat /run/xnlv-libvirtd.pid)"
+lvpid=$(libvirtd_pid)
+check "libvirtd runs before its restart (pid ${lvpid:-none})" test -n "$lvpid" ||
+	{ finish; exit; }
+kill "$lvpid"
 for _ in $(seq 100); do
-	kill -0 "$(cat /run/xnlv-libvirtd.pid 2>/dev/null)" 2>/dev/null || break
+	kill -0 "$lvpid" 2>/dev/null || break
 	sleep 0.1
 done
-check "libvirtd restarts with the domain running" start_libvirtd
+if ! check "libvirtd restarts with the domain running" start_libvirtd; then
+	echo "# libvirtd did not start again: $(libvirtd_why)"
+	finish
+	exit
+fi
 # libvirtd reconnects to running domains in threads of their own, after it
 # answers: wait for the hook's line.
 logged_reconnect() {

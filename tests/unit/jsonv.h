@@ -3,7 +3,8 @@
  * A strict JSON reader for tests (RFC 8259: no trailing commas, no
  * comments, no duplicate keys, strict number grammar, escapes checked,
  * one value per text with only whitespace around it). Builds a tree;
- * jv_get()/jv_at() walk it. Header-only, static functions.
+ * jv_get()/jv_at()/jv_path() walk it (inline: a test need not use all
+ * three). Header-only, static functions.
  */
 #ifndef JSONV_H
 #define JSONV_H
@@ -19,6 +20,7 @@ struct jv {
 	enum jv_type t;
 	int b;
 	double num;
+	char *lit;   /* JV_NUM: the literal, for exact 64-bit integers */
 	char *str;   /* JV_STR */
 	int n;	     /* items (JV_ARR, JV_OBJ) */
 	char **keys; /* JV_OBJ */
@@ -44,6 +46,7 @@ static void jv_free(struct jv *v)
 	}
 	free(v->items);
 	free(v->keys);
+	free(v->lit);
 	free(v->str);
 	free(v);
 }
@@ -119,6 +122,11 @@ static char *jv_string(struct jv_parser *ps)
 					return (char *)jv_fail(ps, "bad \\u");
 				}
 			sscanf(ps->p + 1, "%4x", &u);
+			if (!u) {
+				/* A C string cannot hold it. */
+				free(s);
+				return (char *)jv_fail(ps, "\\u0000");
+			}
 			/* Tests only need ASCII control characters. */
 			s[n++] = u < 0x80 ? (char)u : '?';
 			ps->p += 4;
@@ -246,6 +254,9 @@ static struct jv *jv_number(struct jv_parser *ps, struct jv *v)
 	}
 	v->t = JV_NUM;
 	v->num = strtod(ps->p, NULL);
+	v->lit = strndup(ps->p, s - ps->p);
+	if (!v->lit)
+		return jv_fail(ps, "out of memory");
 	ps->p = s;
 	return v;
 }
@@ -314,7 +325,7 @@ static struct jv *jv_parse(const char *text, char *err, size_t errlen)
 	return v;
 }
 
-static struct jv *jv_get(const struct jv *o, const char *key)
+static inline struct jv *jv_get(const struct jv *o, const char *key)
 {
 	int i;
 
@@ -326,13 +337,13 @@ static struct jv *jv_get(const struct jv *o, const char *key)
 	return NULL;
 }
 
-static struct jv *jv_at(const struct jv *a, int i)
+static inline struct jv *jv_at(const struct jv *a, int i)
 {
 	return a && a->t == JV_ARR && i >= 0 && i < a->n ? a->items[i] : NULL;
 }
 
 /* A path of keys separated by '.', e.g. "total.rx.packets". */
-static struct jv *jv_path(const struct jv *o, const char *path)
+static inline struct jv *jv_path(const struct jv *o, const char *path)
 {
 	char buf[256], *tok, *save = NULL;
 	const struct jv *cur = o;

@@ -2,7 +2,8 @@
 /*
  * Unit tests for user/format.c: counter names, MAC parsing and printing,
  * per-CPU sums, and the FDB and status output in text and JSON. The JSON is
- * read back with a small strict parser (below) and checked value by value.
+ * read back with the tests' strict reader (jsonv.h) and checked value by
+ * value.
  */
 #include <ctype.h>
 #include <limits.h>
@@ -21,360 +22,16 @@
 #include "lib/json_writer.h"
 #include "out/fdb.h"
 #include "out/status.h"
+#include "jsonv.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-/* ---- a strict JSON reader (RFC 8259), for the tests only ---- */
+/* ---- reading the JSON back: jsonv.h, with lookups that fail the test ---- */
 
-enum jtype { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
-
-struct jval {
-	enum jtype type;
-	int b;		     /* J_BOOL */
-	char *num;	     /* J_NUM: the literal */
-	char *str;	     /* J_STR: decoded (no NUL inside) */
-	struct jval **items; /* J_ARR, J_OBJ */
-	char **keys;	     /* J_OBJ */
-	int n;
-};
-
-struct jparser {
-	const char *s, *p;
-	char err[128];
-};
-
-static void jfree(struct jval *v)
-{
-	int i;
-
-	if (!v)
-		return;
-	for (i = 0; i < v->n; i++) {
-		jfree(v->items[i]);
-		if (v->keys)
-			free(v->keys[i]);
-	}
-	free(v->items);
-	free(v->keys);
-	free(v->num);
-	free(v->str);
-	free(v);
-}
-
-static int jfail(struct jparser *j, const char *what)
-{
-	if (!j->err[0])
-		snprintf(j->err, sizeof(j->err), "%s at offset %ld", what,
-			 (long)(j->p - j->s));
-	return -1;
-}
-
-static void jws(struct jparser *j)
-{
-	while (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r')
-		j->p++;
-}
-
-static struct jval *jnew(enum jtype t)
-{
-	struct jval *v = calloc(1, sizeof(*v));
-
-	assert_non_null(v);
-	v->type = t;
-	return v;
-}
-
-static int jhex4(const char *p, unsigned int *out)
-{
-	unsigned int i, x = 0;
-
-	for (i = 0; i < 4; i++) {
-		char c = p[i];
-
-		x <<= 4;
-		if (c >= '0' && c <= '9')
-			x |= c - '0';
-		else if (c >= 'a' && c <= 'f')
-			x |= c - 'a' + 10;
-		else if (c >= 'A' && c <= 'F')
-			x |= c - 'A' + 10;
-		else
-			return -1;
-	}
-	*out = x;
-	return 0;
-}
-
-/* Strings: no raw control characters, only the escapes of RFC 8259, and
- * \u0000 refused (the tests keep C strings). Non-ASCII is copied. */
-static int jstring(struct jparser *j, char **out)
-{
-	size_t cap = 16, n = 0;
-	char *buf;
-
-	if (*j->p != '"')
-		return jfail(j, "expected '\"'");
-	j->p++;
-	buf = malloc(cap);
-	assert_non_null(buf);
-	for (;;) {
-		unsigned char c = *j->p;
-		unsigned int u;
-
-		if (n + 8 > cap) {
-			cap *= 2;
-			buf = realloc(buf, cap);
-			assert_non_null(buf);
-		}
-		if (c == '\0') {
-			free(buf);
-			return jfail(j, "unterminated string");
-		}
-		if (c < 0x20) {
-			free(buf);
-			return jfail(j, "raw control character in string");
-		}
-		j->p++;
-		if (c == '"')
-			break;
-		if (c != '\\') {
-			buf[n++] = c;
-			continue;
-		}
-		c = *j->p++;
-		switch (c) {
-		case '"':
-		case '\\':
-		case '/':
-			buf[n++] = c;
-			break;
-		case 'b':
-			buf[n++] = '\b';
-			break;
-		case 'f':
-			buf[n++] = '\f';
-			break;
-		case 'n':
-			buf[n++] = '\n';
-			break;
-		case 'r':
-			buf[n++] = '\r';
-			break;
-		case 't':
-			buf[n++] = '\t';
-			break;
-		case 'u':
-			if (jhex4(j->p, &u) || u == 0 || u >= 0x80) {
-				/* non-ASCII \u escapes are not produced by
-				 * xn_json_str; keep the reader simple */
-				free(buf);
-				return jfail(j,
-					     "bad or unsupported \\u escape");
-			}
-			j->p += 4;
-			buf[n++] = u;
-			break;
-		default:
-			free(buf);
-			j->p--;
-			return jfail(j, "bad escape");
-		}
-	}
-	buf[n] = '\0';
-	*out = buf;
-	return 0;
-}
-
-static int jnumber(struct jparser *j, char **out)
-{
-	const char *b = j->p;
-
-	if (*j->p == '-')
-		j->p++;
-	if (*j->p == '0') {
-		j->p++;
-		if (isdigit((unsigned char)*j->p))
-			return jfail(j, "leading zero");
-	} else if (isdigit((unsigned char)*j->p)) {
-		while (isdigit((unsigned char)*j->p))
-			j->p++;
-	} else {
-		return jfail(j, "bad number");
-	}
-	if (*j->p == '.') {
-		j->p++;
-		if (!isdigit((unsigned char)*j->p))
-			return jfail(j, "bad fraction");
-		while (isdigit((unsigned char)*j->p))
-			j->p++;
-	}
-	if (*j->p == 'e' || *j->p == 'E') {
-		j->p++;
-		if (*j->p == '+' || *j->p == '-')
-			j->p++;
-		if (!isdigit((unsigned char)*j->p))
-			return jfail(j, "bad exponent");
-		while (isdigit((unsigned char)*j->p))
-			j->p++;
-	}
-	*out = strndup(b, j->p - b);
-	assert_non_null(*out);
-	return 0;
-}
-
-static struct jval *jvalue(struct jparser *j, int depth);
-
-static void jpush(struct jval *v, struct jval *item, char *key)
-{
-	v->items = realloc(v->items, (v->n + 1) * sizeof(*v->items));
-	assert_non_null(v->items);
-	v->items[v->n] = item;
-	if (v->type == J_OBJ) {
-		v->keys = realloc(v->keys, (v->n + 1) * sizeof(*v->keys));
-		assert_non_null(v->keys);
-		v->keys[v->n] = key;
-	}
-	v->n++;
-}
-
-static struct jval *jcontainer(struct jparser *j, int depth, int obj)
-{
-	struct jval *v = jnew(obj ? J_OBJ : J_ARR);
-	char close = obj ? '}' : ']';
-
-	j->p++;
-	jws(j);
-	if (*j->p == close) {
-		j->p++;
-		return v;
-	}
-	for (;;) {
-		struct jval *item;
-		char *key = NULL;
-		int i;
-
-		jws(j);
-		if (obj) {
-			if (jstring(j, &key))
-				goto bad; /* also: unquoted keys */
-			for (i = 0; i < v->n; i++)
-				if (!strcmp(v->keys[i], key)) {
-					free(key);
-					jfail(j, "duplicate key");
-					goto bad;
-				}
-			jws(j);
-			if (*j->p != ':') {
-				free(key);
-				jfail(j, "expected ':'");
-				goto bad;
-			}
-			j->p++;
-		}
-		item = jvalue(j, depth + 1);
-		if (!item) {
-			free(key);
-			goto bad;
-		}
-		jpush(v, item, key);
-		jws(j);
-		if (*j->p == ',') {
-			j->p++;
-			jws(j);
-			if (*j->p == close) {
-				jfail(j, "trailing comma");
-				goto bad;
-			}
-			continue;
-		}
-		if (*j->p == close) {
-			j->p++;
-			return v;
-		}
-		jfail(j, obj ? "expected ',' or '}'" : "expected ',' or ']'");
-		goto bad;
-	}
-bad:
-	jfree(v);
-	return NULL;
-}
-
-static struct jval *jvalue(struct jparser *j, int depth)
-{
-	struct jval *v;
-
-	if (depth > 64) {
-		jfail(j, "too deep");
-		return NULL;
-	}
-	jws(j);
-	switch (*j->p) {
-	case '{':
-		return jcontainer(j, depth, 1);
-	case '[':
-		return jcontainer(j, depth, 0);
-	case '"':
-		v = jnew(J_STR);
-		if (jstring(j, &v->str)) {
-			jfree(v);
-			return NULL;
-		}
-		return v;
-	case 't':
-	case 'f':
-	case 'n':
-		if (!strncmp(j->p, "true", 4)) {
-			v = jnew(J_BOOL);
-			v->b = 1;
-			j->p += 4;
-		} else if (!strncmp(j->p, "false", 5)) {
-			v = jnew(J_BOOL);
-			j->p += 5;
-		} else if (!strncmp(j->p, "null", 4)) {
-			v = jnew(J_NULL);
-			j->p += 4;
-		} else {
-			jfail(j, "bad literal");
-			return NULL;
-		}
-		if (isalnum((unsigned char)*j->p)) {
-			jfree(v);
-			jfail(j, "bad literal");
-			return NULL;
-		}
-		return v;
-	default:
-		v = jnew(J_NUM);
-		if (jnumber(j, &v->num)) {
-			jfree(v);
-			return NULL;
-		}
-		return v;
-	}
-}
-
-/* One JSON text, then only whitespace. NULL and err set if invalid. */
-static struct jval *jparse(const char *s, char *err, size_t errlen)
-{
-	struct jparser j = { .s = s, .p = s };
-	struct jval *v = jvalue(&j, 0);
-
-	if (v) {
-		jws(&j);
-		if (*j.p) {
-			jfail(&j, "trailing characters");
-			jfree(v);
-			v = NULL;
-		}
-	}
-	snprintf(err, errlen, "%s", j.err);
-	return v;
-}
-
-static struct jval *must_parse(const char *s)
+static struct jv *must_parse(const char *s)
 {
 	char err[128];
-	struct jval *v = jparse(s, err, sizeof(err));
+	struct jv *v = jv_parse(s, err, sizeof(err));
 
 	if (!v)
 		fail_msg("invalid JSON (%s):\n%s", err, s);
@@ -382,74 +39,70 @@ static struct jval *must_parse(const char *s)
 }
 
 /* Lookups: fail the test if the path is not there. */
-static struct jval *jget(const struct jval *o, const char *key)
+static struct jv *jget(const struct jv *o, const char *key)
 {
-	int i;
+	struct jv *v;
 
 	assert_non_null(o);
-	if (o->type != J_OBJ)
+	if (o->t != JV_OBJ)
 		fail_msg("'%s' looked up in a non-object", key);
-	for (i = 0; i < o->n; i++)
-		if (!strcmp(o->keys[i], key))
-			return o->items[i];
-	fail_msg("no key '%s'", key);
-	return NULL;
+	v = jv_get(o, key);
+	if (!v)
+		fail_msg("no key '%s'", key);
+	return v;
 }
 
-static int jhas(const struct jval *o, const char *key)
+static int jhas(const struct jv *o, const char *key)
 {
-	int i;
-
-	for (i = 0; i < o->n; i++)
-		if (!strcmp(o->keys[i], key))
-			return 1;
-	return 0;
+	return jv_get(o, key) != NULL;
 }
 
-static struct jval *jat(const struct jval *a, int i)
+static struct jv *jat(const struct jv *a, int i)
 {
 	assert_non_null(a);
-	assert_int_equal(a->type, J_ARR);
+	assert_int_equal(a->t, JV_ARR);
 	if (i >= a->n)
 		fail_msg("index %d past array of %d", i, a->n);
-	return a->items[i];
+	return jv_at(a, i);
 }
 
-static const char *jstr(const struct jval *o, const char *key)
+static const char *jstr(const struct jv *o, const char *key)
 {
-	const struct jval *v = jget(o, key);
+	const struct jv *v = jget(o, key);
 
-	if (v->type != J_STR)
+	if (v->t != JV_STR)
 		fail_msg("'%s' is not a string", key);
 	return v->str;
 }
 
-static unsigned long long jnum(const struct jval *o, const char *key)
+/* An unsigned integer, exactly (from the literal: a double cannot hold
+ * every 64-bit counter). */
+static unsigned long long jnum(const struct jv *o, const char *key)
 {
-	const struct jval *v = jget(o, key);
+	const struct jv *v = jget(o, key);
 	char *end;
 	unsigned long long x;
 
-	if (v->type != J_NUM)
+	if (v->t != JV_NUM)
 		fail_msg("'%s' is not a number", key);
-	if (!isdigit((unsigned char)v->num[0]))
-		fail_msg("'%s' is not an unsigned integer: %s", key, v->num);
-	x = strtoull(v->num, &end, 10);
+	if (!isdigit((unsigned char)v->lit[0]))
+		fail_msg("'%s' is not an unsigned integer: %s", key, v->lit);
+	x = strtoull(v->lit, &end, 10);
 	if (*end)
-		fail_msg("'%s' is not an integer: %s", key, v->num);
+		fail_msg("'%s' is not an integer: %s", key, v->lit);
 	return x;
 }
 
-static int jbool(const struct jval *o, const char *key)
+static int jbool(const struct jv *o, const char *key)
 {
-	const struct jval *v = jget(o, key);
+	const struct jv *v = jget(o, key);
 
-	if (v->type != J_BOOL)
+	if (v->t != JV_BOOL)
 		fail_msg("'%s' is not a boolean", key);
 	return v->b;
 }
 
-/* The reader itself must be strict, or the tests below prove little. */
+/* The reader (jsonv.h) must be strict, or the tests below prove little. */
 static void test_json_reader(void **state)
 {
 	static const char *const good[] = {
@@ -473,6 +126,7 @@ static void test_json_reader(void **state)
 		"{\"a\":1,\"a\":2}",
 		"\"bad \\x escape\"",
 		"\"bad \\u12 escape\"",
+		"\"nul \\u0000\"",
 		"\"raw\ttab\"",
 		"\"unterminated",
 		"[01]",
@@ -490,14 +144,14 @@ static void test_json_reader(void **state)
 
 	(void)state;
 	for (i = 0; i < ARRAY_SIZE(good); i++) {
-		struct jval *v = jparse(good[i], err, sizeof(err));
+		struct jv *v = jv_parse(good[i], err, sizeof(err));
 
 		if (!v)
 			fail_msg("reader rejects valid %s: %s", good[i], err);
-		jfree(v);
+		jv_free(v);
 	}
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		struct jval *v = jparse(bad[i], err, sizeof(err));
+		struct jv *v = jv_parse(bad[i], err, sizeof(err));
 
 		if (v)
 			fail_msg("reader accepts invalid %s", bad[i]);
@@ -784,16 +438,16 @@ static void test_json_str(void **state)
 	(void)state;
 	for (i = 0; i < ARRAY_SIZE(in); i++) {
 		struct mem m;
-		struct jval *v;
+		struct jv *v;
 		char *s;
 
 		mem_open(&m);
 		xn_json_str(m.f, in[i]);
 		s = mem_close(&m);
 		v = must_parse(s);
-		assert_int_equal(v->type, J_STR);
+		assert_int_equal(v->t, JV_STR);
 		assert_string_equal(v->str, in[i]);
-		jfree(v);
+		jv_free(v);
 		free(s);
 	}
 }
@@ -833,15 +487,15 @@ static struct xn_fdb_row fdb_rows[] = {
 	  .port = "tap7" },
 };
 
-static void assert_flags(const struct jval *e, const char *const *want)
+static void assert_flags(const struct jv *e, const char *const *want)
 {
-	const struct jval *fl = jget(e, "flags");
+	const struct jv *fl = jget(e, "flags");
 	int i;
 
-	assert_int_equal(fl->type, J_ARR);
+	assert_int_equal(fl->t, JV_ARR);
 	for (i = 0; want[i]; i++) {
 		assert_true(i < fl->n);
-		assert_int_equal(fl->items[i]->type, J_STR);
+		assert_int_equal(fl->items[i]->t, JV_STR);
 		assert_string_equal(fl->items[i]->str, want[i]);
 	}
 	assert_int_equal(fl->n, i);
@@ -854,7 +508,7 @@ static void test_fdb_json(void **state)
 	static const char *const f2[] = { "local", "seeded", NULL };
 	static const char *const f4[] = { "local", "static", "locked", "seeded",
 					  NULL };
-	struct jval *root, *ents, *e;
+	struct jv *root, *ents, *e;
 	struct mem m;
 	char *s;
 
@@ -863,11 +517,11 @@ static void test_fdb_json(void **state)
 	xn_print_fdb(m.f, "br0", fdb_rows, ARRAY_SIZE(fdb_rows), NOW_J, HZ, 1);
 	s = mem_close(&m);
 	root = must_parse(s);
-	assert_int_equal(root->type, J_OBJ);
+	assert_int_equal(root->t, JV_OBJ);
 	assert_int_equal(root->n, 2);
 	assert_string_equal(jstr(root, "bridge"), "br0");
 	ents = jget(root, "entries");
-	assert_int_equal(ents->type, J_ARR);
+	assert_int_equal(ents->t, JV_ARR);
 	assert_int_equal(ents->n, ARRAY_SIZE(fdb_rows));
 
 	e = jat(ents, 0);
@@ -903,7 +557,7 @@ static void test_fdb_json(void **state)
 	assert_int_equal(jnum(e, "age_ms"), (NOW_J - 1) * 1000ULL / HZ);
 	/* the escapes are in the raw text as well */
 	assert_contains(s, "\"port\":\"a\\\"b\\\\c\\u0009d\"");
-	jfree(root);
+	jv_free(root);
 	free(s);
 }
 
@@ -926,7 +580,7 @@ static void test_fdb_age(void **state)
 	(void)state;
 	for (i = 0; i < ARRAY_SIZE(t); i++) {
 		struct xn_fdb_row r = fdb_rows[0];
-		struct jval *root;
+		struct jv *root;
 		struct mem m;
 		char *s;
 
@@ -939,14 +593,14 @@ static void test_fdb_age(void **state)
 			fail_msg("case %u: age_ms %llu, want %llu", i,
 				 jnum(jat(jget(root, "entries"), 0), "age_ms"),
 				 t[i].ms);
-		jfree(root);
+		jv_free(root);
 		free(s);
 	}
 }
 
 static void test_fdb_json_empty(void **state)
 {
-	struct jval *root;
+	struct jv *root;
 	struct mem m;
 	char *s;
 
@@ -956,9 +610,9 @@ static void test_fdb_json_empty(void **state)
 	s = mem_close(&m);
 	root = must_parse(s);
 	assert_string_equal(jstr(root, "bridge"), "we\"ird");
-	assert_int_equal(jget(root, "entries")->type, J_ARR);
+	assert_int_equal(jget(root, "entries")->t, JV_ARR);
 	assert_int_equal(jget(root, "entries")->n, 0);
-	jfree(root);
+	jv_free(root);
 	free(s);
 }
 
@@ -1091,22 +745,21 @@ static void setup_status(void)
 	bridges[1].gone = 1;
 }
 
-static void check_counters(const struct jval *port,
-			   const struct xdpnet_stats *st)
+static void check_counters(const struct jv *port, const struct xdpnet_stats *st)
 {
-	const struct jval *ctrs = jget(port, "counters");
+	const struct jv *ctrs = jget(port, "counters");
 	unsigned int i;
 
-	assert_int_equal(ctrs->type, J_OBJ);
+	assert_int_equal(ctrs->t, JV_OBJ);
 	assert_int_equal(ctrs->n, XDPNET_C_MAX);
 	for (i = 0; i < XDPNET_C_MAX; i++) {
 		const char *name = xn_ctr_name(i);
-		const struct jval *c;
+		const struct jv *c;
 
 		if (!name)
 			fail_msg("counter %u has no name", i);
 		c = jget(ctrs, name);
-		assert_int_equal(c->type, J_OBJ);
+		assert_int_equal(c->t, JV_OBJ);
 		assert_int_equal(c->n, 2);
 		assert_true(jnum(c, "packets") == st->c[i].packets);
 		assert_true(jnum(c, "bytes") == st->c[i].bytes);
@@ -1115,7 +768,7 @@ static void check_counters(const struct jval *port,
 
 static void test_status_json(void **state)
 {
-	struct jval *root, *brs, *b, *ps, *p, *o;
+	struct jv *root, *brs, *b, *ps, *p, *o;
 	struct mem m;
 	char *s;
 
@@ -1126,7 +779,7 @@ static void test_status_json(void **state)
 	s = mem_close(&m);
 	root = must_parse(s);
 	brs = jget(root, "bridges");
-	assert_int_equal(brs->type, J_ARR);
+	assert_int_equal(brs->t, JV_ARR);
 	assert_int_equal(brs->n, 2);
 
 	b = jat(brs, 0);
@@ -1157,7 +810,7 @@ static void test_status_json(void **state)
 	assert_int_equal(jbool(b, "tracing"), 0);
 	assert_int_equal(jbool(b, "bridge_gone"), 0);
 	ps = jget(b, "ports");
-	assert_int_equal(ps->type, J_ARR);
+	assert_int_equal(ps->t, JV_ARR);
 	assert_int_equal(ps->n, 2);
 
 	p = jat(ps, 0);
@@ -1215,13 +868,13 @@ static void test_status_json(void **state)
 
 	/* the port name's quote is escaped in the raw text */
 	assert_contains(s, "\"name\":\"veth\\\"0\"");
-	jfree(root);
+	jv_free(root);
 	free(s);
 }
 
 static void test_status_json_empty(void **state)
 {
-	struct jval *root;
+	struct jv *root;
 	struct mem m;
 	char *s;
 
@@ -1234,7 +887,7 @@ static void test_status_json_empty(void **state)
 	s = mem_close(&m);
 	root = must_parse(s);
 	assert_int_equal(jget(root, "bridges")->n, 0);
-	jfree(root);
+	jv_free(root);
 	free(s);
 
 	/* a bridge without ports */
@@ -1243,7 +896,7 @@ static void test_status_json_empty(void **state)
 	s = mem_close(&m);
 	root = must_parse(s);
 	assert_int_equal(jget(jat(jget(root, "bridges"), 0), "ports")->n, 0);
-	jfree(root);
+	jv_free(root);
 	free(s);
 }
 
