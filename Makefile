@@ -45,9 +45,11 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(wildcard tests/unit/tes
 BPF_TESTS := $(OUT)/tests/bpf_prog_test
 TOOLS := $(OUT)/tests/vnet_relay $(OUT)/tests/promlint $(OUT)/tests/xn_filters \
 	$(OUT)/tests/xnt_frames
-# scripts/bench's tools (tests/tools/xnb_*).
-BENCH_TOOLS := $(OUT)/tests/xnb_pktgen $(OUT)/tests/xnb_tapsink \
-	$(OUT)/tests/xnb_crr $(OUT)/tests/xnb_minimal
+# scripts/bench's tools (scripts/bench_tools/xnb_*), built into
+# $(OUT)/bench_tools.
+BT := $(OUT)/bench_tools
+BENCH_TOOLS := $(BT)/xnb_pktgen $(BT)/xnb_tapsink $(BT)/xnb_crr \
+	$(BT)/xnb_minimal
 
 .SECONDARY:
 
@@ -61,6 +63,9 @@ deps:
 
 $(OUT):
 	mkdir -p $(OUT)/tests
+
+$(BT):
+	mkdir -p $(BT)
 
 # vmlinux.h: generated from the running kernel's BTF when bpftool and BTF
 # are there; the committed copy otherwise, so a build never depends on it.
@@ -114,24 +119,25 @@ $(OUT)/tests/promlint: tests/tools/promlint.c tests/unit/promlint.h | $(OUT)
 	@echo "  CC       $@"
 	@$(CC) $(CFLAGS) $< -o $@ -lm
 
-# Bench tools with a BPF program of their own (tests/tools/xnb_*.bpf.c).
-BENCH_BPF_TOOLS := $(OUT)/tests/xnb_pktgen $(OUT)/tests/xnb_minimal
+# Bench tools with a BPF program of their own
+# (scripts/bench_tools/xnb_*.bpf.c).
+BENCH_BPF_TOOLS := $(BT)/xnb_pktgen $(BT)/xnb_minimal
 
-$(OUT)/tests/xnb_%.bpf.o: tests/tools/xnb_%.bpf.c tests/tools/*.h \
-		$(OUT)/vmlinux.h | $(OUT)
+$(BT)/xnb_%.bpf.o: scripts/bench_tools/xnb_%.bpf.c scripts/bench_tools/*.h \
+		$(OUT)/vmlinux.h | $(BT)
 	@echo "  BPF      $@"
 	@$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
-$(OUT)/tests/xnb_%.skel.h: $(OUT)/tests/xnb_%.bpf.o
+$(BT)/xnb_%.skel.h: $(BT)/xnb_%.bpf.o
 	@echo "  SKEL     $@"
 	@$(BPFTOOL) gen skeleton $< name xnb_$*_bpf > $@
 
-$(BENCH_BPF_TOOLS): $(OUT)/tests/%: tests/tools/%.c tests/tools/*.h \
-		$(OUT)/tests/%.skel.h
+$(BENCH_BPF_TOOLS): $(BT)/%: scripts/bench_tools/%.c scripts/bench_tools/*.h \
+		$(BT)/%.skel.h
 	@echo "  CC       $@"
-	@$(CC) $(CFLAGS) -I$(OUT)/tests $< -o $@ $(PKG_LIBS)
+	@$(CC) $(CFLAGS) -I$(BT) $< -o $@ $(PKG_LIBS)
 
-$(OUT)/tests/xnb_%: tests/tools/xnb_%.c tests/tools/xnb_tool.h | $(OUT)
+$(BT)/xnb_%: scripts/bench_tools/xnb_%.c scripts/bench_tools/xnb_tool.h | $(BT)
 	@echo "  CC       $@"
 	@$(CC) $(CFLAGS) $< -o $@
 
@@ -260,7 +266,8 @@ format:
 	clang-format -i bpf/*.c bpf/*.h user/*.c $(LIB_SRCS) $(USER_HDRS) \
 		include/*.h \
 		tests/unit/*.c tests/bpf/*.c tests/bpf/*.h \
-		tests/bpf/prog_tests/*.c tests/tools/*.c tests/tools/*.h
+		tests/bpf/prog_tests/*.c tests/tools/*.c \
+		scripts/bench_tools/*.c scripts/bench_tools/*.h
 
 clean:
 	rm -rf $(OUT)

@@ -16,7 +16,7 @@ import collections
 # realistic host's iptables rules (hostrules.py: Docker and kube-proxy
 # chains that never match a frame between two ports of the bridge).
 # xdpnet: None (detached), 'tc' or 'xdp' (attach --mode). minimal: the
-# reference TC program of tests/tools/xnb_minimal.bpf.c, 'redirect'
+# reference TC program of scripts/bench_tools/xnb_minimal.bpf.c, 'redirect'
 # (bpf_redirect()) or 'peer' (bpf_redirect_peer() into veth targets).
 _P = {"nf": False, "xdpnet": None, "minimal": None}
 PATHS = collections.OrderedDict([

@@ -20,7 +20,7 @@ The host is an endpoint too: host->vm and vm->host tests run between the
 bridge's own address in xnb-sw and a stand-in (the seeds' "host to vm",
 "vm to host"). On the paths with nf, xnb-sw has br_netfilter on and the
 realistic host's iptables rules (hostrules.py). The tc-minimal paths hook
-tests/tools/xnb_minimal.bpf.c on TC ingress of every port (xnb_minimal
+scripts/bench_tools/xnb_minimal.bpf.c on TC ingress of every port (xnb_minimal
 attach, a process of the run), its MAC map filled from the stand-ins'
 addresses.
 
@@ -96,7 +96,7 @@ class NetnsTopo:
         self.iptables = iptables
         self.xdpnet = os.path.join(root, "build", "xdpnet")
         self.relay = os.path.join(root, "build", "tests", "vnet_relay")
-        self.tools = os.path.join(root, "build", "tests")
+        self.tools = os.path.join(root, "build", "bench_tools")
         self.minimal_tool = os.path.join(self.tools, "xnb_minimal")
         self.relays = {}       # "t1" -> Popen
         self.relay_offloads = None

@@ -169,7 +169,7 @@ def build_image(root, workdir, term):
                        (cp.stderr or cp.stdout).strip()[-400:])
     files = []
     for prog in (shutil.which("sockperf"),
-                 os.path.join(root, "build", "tests", "xnb_crr")):
+                 os.path.join(root, "build", "bench_tools", "xnb_crr")):
         if not prog or not os.path.exists(prog):
             raise CmdError("vm: %s is missing" % prog)
         files += program_files(prog)

@@ -23,9 +23,9 @@ REQUIRE = os.environ.get("XNB_BENCH_SMOKE") == "require"
 # A benchmark already running on the machine (one at a time): wait for it
 # this long before giving up.
 WAIT = int(os.environ.get("XNB_BENCH_WAIT", "900"))
-TOOLS = ["build/xdpnet", "build/tests/vnet_relay", "build/tests/xnb_pktgen",
-         "build/tests/xnb_tapsink", "build/tests/xnb_crr",
-         "build/tests/xnb_minimal"]
+TOOLS = ["build/xdpnet", "build/tests/vnet_relay",
+         "build/bench_tools/xnb_pktgen", "build/bench_tools/xnb_tapsink",
+         "build/bench_tools/xnb_crr", "build/bench_tools/xnb_minimal"]
 
 
 def why_not():

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Helpers the scripts/bench tools (tests/tools/xnb_*.c) share. Each tool
- * is one .c file; this header is all they have in common.
+ * Helpers the scripts/bench tools (scripts/bench_tools/xnb_*.c) share.
+ * Each tool is one .c file; this header is all they have in common.
  */
 #ifndef XNB_TOOL_H
 #define XNB_TOOL_H
