@@ -147,9 +147,10 @@ esac
 
 # ------------------------------------------------------------ on the host
 
-exec 3>&1 4>&2
-trap cleanup EXIT
-trap 'exec 1>&3 2>&4; echo "# interrupted"; T_FAIL=$((T_FAIL + 1)); cleanup; summary; exit 130' INT TERM
+parse_args "[--keep] [-v]" "$@"
+# xdpnet's run files of our bridge (nothing else of cleanup's is ours).
+suite_cleanup() { runfiles_rm "$BR"; }
+traps_install
 
 preflight() {
 	local t
@@ -189,8 +190,8 @@ host_untouched() {
 	[ ! -e "$PIN" ] || { echo "$PIN on the host"; return 1; }
 }
 
-check "bpffs preflight: root, tools, $XDPNET" preflight || { cleanup; summary; exit 1; }
-check "bpffs topology: $BR in $SW, two veth stand-ins" topo || { cleanup; summary; exit 1; }
+check "bpffs preflight: root, tools, $XDPNET" preflight || finish
+check "bpffs topology: $BR in $SW, two veth stand-ins" topo || finish
 host_before=$(stat -f -c %T /sys/fs/bpf 2>/dev/null)
 export XNM_WORK=$WORK
 unshare --mount --propagation private --pid --fork --mount-proc \
@@ -206,7 +207,4 @@ for m in pid1-unreadable pid1-readable; do
 	fi
 done
 check "the host's /sys/fs/bpf ($host_before) untouched, no $PIN there" host_untouched
-runfiles_rm "$BR"
-cleanup
-summary
-[ "$T_FAIL" = 0 ]
+finish

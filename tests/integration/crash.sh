@@ -29,37 +29,18 @@ XNP=xnk
 PIN=$PIN_ROOT/$BR
 TOPO=veth
 ROUNDS=20
-while [ $# -gt 0 ]; do
-	case $1 in
-	--rounds) ROUNDS=$2; shift ;;
-	--keep) KEEP_LOGS=1 ;;
-	-v) VERBOSE=1 ;;
-	*) echo "usage: $0 [--rounds N] [--keep] [-v]" >&2; exit 2 ;;
-	esac
-	shift
-done
-
 # Our own names: this suite may run next to run.sh's.
+# shellcheck disable=SC2034 # take_lock's (lib.sh)
 LOCK=/run/lock/xnk-crash.pid
-HAVE_LOCK=0
-k_lock() {
-	local pid
-	pid=$(cat "$LOCK" 2>/dev/null)
-	if [ -n "$pid" ] && [ "$pid" != $$ ] && kill -0 "$pid" 2>/dev/null; then
-		echo "another crash.sh (pid $pid) holds $LOCK"; return 1
-	fi
-	echo $$ >"$LOCK" && HAVE_LOCK=1
+# shellcheck disable=SC2034 # OPT_SHIFT: parse_args's (lib.sh)
+suite_opt() {
+	case $1 in
+	--rounds) ROUNDS=${2-}; OPT_SHIFT=2 ;;
+	*) return 1 ;;
+	esac
 }
-k_stale() {
-	local n
-	for n in $(ip netns list | awk '{print $1}' | grep '^xnk-'); do ip netns del "$n"; done
-	rm -rf "$PIN"
-}
-
-finish() { cleanup; summary; [ "$T_FAIL" = 0 ]; exit; }
-trap cleanup EXIT
-trap 'exec 1>&3 2>&4; T_FAIL=$((T_FAIL + 1)); cleanup; summary; exit 130' INT TERM
-exec 3>&1 4>&2
+parse_args "[--rounds N] [--keep] [-v]" "$@"
+traps_install
 
 # ---------------------------------------------------------------- topology
 
@@ -408,8 +389,8 @@ round() {
 # ---------------------------------------------------------------- main
 
 if ! check "preflight: root, tools, built CLI" sh -c '[ "$(id -u)" = 0 ] && [ -x "'"$XDPNET"'" ] && command -v bpftool jq nsenter >/dev/null'; then finish; fi
-check "preflight: no other crash.sh" k_lock || finish
-k_stale
+check "preflight: no other crash.sh" take_lock || finish
+remove_stale
 ensure_bpffs
 check "crash: topology up (xnk-sw, bridge $BR, 3 veth stand-ins)" k_up || finish
 check "crash: attach (a follower starts)" reattach || finish

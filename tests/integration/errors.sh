@@ -25,40 +25,18 @@ SW2=xne-sw2
 BR=xnebr0
 XNP=xne
 PIN=$PIN_ROOT/$BR
-while [ $# -gt 0 ]; do
-	case $1 in
-	--keep) KEEP_LOGS=1 ;;
-	-v) VERBOSE=1 ;;
-	*) echo "usage: $0 [--keep] [-v]" >&2; exit 2 ;;
-	esac
-	shift
-done
-
+# shellcheck disable=SC2034 # take_lock's (lib.sh)
 LOCK=/run/lock/xne-errors.pid
-HAVE_LOCK=0
-e_lock() {
-	local pid
-	pid=$(cat "$LOCK" 2>/dev/null)
-	if [ -n "$pid" ] && [ "$pid" != $$ ] && kill -0 "$pid" 2>/dev/null; then
-		echo "another errors.sh (pid $pid) holds $LOCK"; return 1
-	fi
-	echo $$ >"$LOCK" && HAVE_LOCK=1
-}
+parse_args "[--keep] [-v]" "$@"
 
-e_cleanup() {
-	# ns2's state: detached from ns2 (cleanup() only knows $SW).
+# ns2's state: detached from ns2 (cleanup() only knows $SW).
+suite_cleanup() {
 	if [ -e "/run/netns/$SW2" ] && [ -e "$PIN" ]; then SW=$SW2 xn detach "$BR" >/dev/null 2>&1; fi
-	cleanup
 }
-finish() { e_cleanup; summary; [ "$T_FAIL" = 0 ]; exit; }
-trap e_cleanup EXIT
-trap 'exec 1>&3 2>&4; T_FAIL=$((T_FAIL + 1)); e_cleanup; summary; exit 130' INT TERM
-exec 3>&1 4>&2
+traps_install
 
 e_up() {
-	local n
-	for n in $(ip netns list | awk '{print $1}' | grep '^xne-'); do ip netns del "$n"; done
-	rm -rf "$PIN"
+	remove_stale
 	switch_up || return 1
 	TOPO=veth
 	veth_guest_add 1 || return 1
@@ -242,7 +220,7 @@ follower_running() {
 # ---------------------------------------------------------------- main
 
 check "preflight: root, tools, built CLI" sh -c '[ "$(id -u)" = 0 ] && [ -x "'"$XDPNET"'" ] && command -v bpftool jq >/dev/null' || finish
-check "preflight: no other errors.sh" e_lock || finish
+check "preflight: no other errors.sh" take_lock || finish
 ensure_bpffs
 check "errors: namespaces $SW and $SW2 up" e_up || finish
 missing_and_wrong

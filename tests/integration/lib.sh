@@ -1,9 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# Helpers for tests/integration/run.sh (sourced, bash).
+# shellcheck shell=bash
+# Helpers for the suites of tests/integration (sourced, bash): output and
+# checks, the frame every suite runs in (options, one run at a time,
+# traps, cleanup: "a suite's frame" below), processes, namespaces,
+# topologies, the witness, traffic and measuring.
 #
-# Everything this suite creates carries the prefix "xnt": namespaces xnt-*,
-# devices xnt*, the bridge xntbr0 inside namespace xnt-sw. Test traffic only
-# flows between these namespaces; the root namespace is never configured.
+# Everything run.sh and its suite files create carries the prefix "xnt":
+# namespaces xnt-*, devices xnt*, the bridge xntbr0 inside namespace
+# xnt-sw; the suites that run as processes of their own set names of
+# their own (SW, BR, PIN, LOCK). Test traffic only flows between these
+# namespaces; the root namespace is never configured.
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -184,6 +190,42 @@ xn_bg() {
 	BG=$!
 }
 
+# ---------------------------------------------------------------- a suite's frame
+#
+# Every suite, in this order:
+#   . lib.sh; its names (SW, BR, PIN; LOCK when it takes one)
+#   parse_args USAGE "$@"      --keep, -v and its own options (suite_opt)
+#   traps_install              cleanup on exit, a failure on a signal
+#   check "preflight: ..."; check "preflight: no other ..." take_lock
+#   ... its checks ...
+#   finish                     cleanup, "P passed, F failed", exit status
+# A suite with more to remove than cleanup knows of defines suite_cleanup.
+
+# parse_args USAGE ARGS...: the options of every suite, --keep (keep the
+# logs even when everything passed) and -v (each check's log on success
+# too). Any other option goes to the suite's suite_opt ARGS...: it sets
+# what the option says and OPT_SHIFT to the words it took (1 unless it
+# says otherwise), or fails for one it does not know. USAGE: the options,
+# for the usage line (exit 2).
+parse_args() {
+	local usage=$1
+	shift
+	while [ $# -gt 0 ]; do
+		OPT_SHIFT=1
+		case $1 in
+		--keep) KEEP_LOGS=1 ;;
+		-v) VERBOSE=1 ;;
+		*) declare -F suite_opt >/dev/null && suite_opt "$@" || OPT_SHIFT=0 ;;
+		esac
+		if [ "$OPT_SHIFT" -lt 1 ] || [ "$OPT_SHIFT" -gt $# ]; then
+			echo "usage: $0 $usage" >&2
+			rm -rf "$WORK"
+			exit 2
+		fi
+		shift "$OPT_SHIFT"
+	done
+}
+
 # traps_install: cleanup on exit; on SIGINT/SIGTERM, a failure on the
 # original stdout/stderr (fds 3 and 4), cleanup, the summary, exit 130.
 on_signal() {
@@ -206,13 +248,18 @@ traps_install() {
 # follower lock and log), once nothing of xdpnet runs for it.
 runfiles_rm() { rm -f "/run/xdpnet/$1".{lock,follow,pid,log}; }
 
-# Remove everything: started processes, namespaces, our pins.
+# finish: the end of a suite (or of a preflight that failed).
+finish() { cleanup; summary; [ "$T_FAIL" = 0 ]; exit; }
+
+# Remove everything: the suite's own (suite_cleanup, where it defines
+# one), started processes, namespaces, our pins.
 CLEANED=0
 cleanup() {
 	local p n
 	[ "$CLEANED" = 1 ] && return 0
 	CLEANED=1
 	trap - EXIT INT TERM
+	if declare -F suite_cleanup >/dev/null; then suite_cleanup; fi
 	for p in "${PIDS[@]}"; do
 		kill -TERM "$p" 2>/dev/null
 	done
@@ -258,23 +305,30 @@ follower_pid() {
 }
 is_follower() { tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null | grep -q " follow $BR"; }
 
-# One run at a time: a second one would tear down the first one's switch.
-# (A pid file, not flock: every child would inherit the lock's descriptor.)
+# take_lock: one run of a suite at a time: a second one would tear down
+# the first one's switch. LOCK is a pid file of the suite's own (not flock:
+# every child would inherit the lock's descriptor); its holder counts while
+# it runs and its command line names the suite (SUITE: this script's name
+# unless the suite sets it), so that a pid reused by another process does
+# not. The lock holder's cleanup owns the switch: it detaches $BR and
+# removes its pins and xdpnet's run files.
 LOCK=/run/lock/xnt-integration.pid
+SUITE=
 HAVE_LOCK=0
 take_lock() {
-	local pid
+	local pid suite=${SUITE:-$(basename "$0")}
 	pid=$(cat "$LOCK" 2>/dev/null)
 	if [ -n "$pid" ] && [ "$pid" != $$ ] && kill -0 "$pid" 2>/dev/null &&
-		tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q "${SUITE:-integration/run.sh}"; then
-		echo "another run of the integration suite (pid $pid) holds $LOCK"
+		tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q "$suite"; then
+		echo "another run of $suite (pid $pid) holds $LOCK"
 		return 1
 	fi
 	echo $$ >"$LOCK" || return 1
 	HAVE_LOCK=1
 }
 
-# Namespaces left by an earlier run that died.
+# Namespaces (of this suite's prefix: the part of $SW before its first
+# "-") and pins left by an earlier run that died.
 remove_stale() {
 	local n
 	for n in $(ip netns list | awk '{print $1}' | grep "^${SW%%-*}-"); do

@@ -59,18 +59,17 @@ CASES=${SEM_CASES:-flood,vxlan,stp,blocking,isolation,locked,learning,static,mtu
 KINDS=${SEM_KINDS:-veth,tap}
 VARIANTS=${SEM_VARIANTS:-}
 FULL=0
-while [ $# -gt 0 ]; do
+# shellcheck disable=SC2034 # OPT_SHIFT: parse_args's (lib.sh)
+suite_opt() {
 	case $1 in
-	--cases) CASES=$2; shift ;;
-	--kinds) KINDS=$2; shift ;;
-	--variants) VARIANTS=$2; shift ;;
+	--cases) CASES=${2-}; OPT_SHIFT=2 ;;
+	--kinds) KINDS=${2-}; OPT_SHIFT=2 ;;
+	--variants) VARIANTS=${2-}; OPT_SHIFT=2 ;;
 	--full) FULL=1 ;;
-	--keep) KEEP_LOGS=1 ;;
-	-v) VERBOSE=1 ;;
-	*) echo "usage: $0 [--cases LIST] [--kinds veth,tap] [--variants LIST] [--full] [--keep] [-v]" >&2; exit 2 ;;
+	*) return 1 ;;
 	esac
-	shift
-done
+}
+parse_args "[--cases LIST] [--kinds veth,tap] [--variants LIST] [--full] [--keep] [-v]" "$@"
 want() { case ",$CASES," in *",$1,"*) return 0 ;; esac; return 1; }
 # Each build and each mode at least once per case: settings made before
 # attach with tc/live and xdp/portable, changes after attach with xdp/live

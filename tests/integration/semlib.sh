@@ -12,7 +12,6 @@ SW=xnq-sw
 BR=xnqbr0
 PIN=$PIN_ROOT/$BR
 LOCK=/run/lock/xnq-semantics.pid
-SUITE=integration/semantics.sh
 FR=${FR:-$ROOT/build/tests/xnt_frames}
 FENCE=4000000000 # tag of fence frames
 NVM=4

@@ -37,16 +37,15 @@ FRAME=500
 PORT=9435
 OVERHEAD=0
 ROUNDS=5
-while [ $# -gt 0 ]; do
+# shellcheck disable=SC2034 # OPT_SHIFT: parse_args's (lib.sh)
+suite_opt() {
 	case $1 in
-	--keep) KEEP_LOGS=1 ;;
-	-v) VERBOSE=1 ;;
 	--overhead) OVERHEAD=1 ;;
-	--rounds) ROUNDS=$2; shift ;;
-	*) echo "usage: $0 [--keep] [-v] [--overhead [--rounds N]]" >&2; exit 2 ;;
+	--rounds) ROUNDS=${2-}; OPT_SHIFT=2 ;;
+	*) return 1 ;;
 	esac
-	shift
-done
+}
+parse_args "[--keep] [-v] [--overhead [--rounds N]]" "$@"
 
 # ------------------------------------------------------------- plumbing
 
@@ -64,18 +63,15 @@ ns6_add() {
 
 # lib.sh's cleanup detaches only for the run that holds its lock (run.sh);
 # this suite owns its switch: detach it first.
-stats_cleanup() {
+suite_cleanup() {
 	local p
-	trap - EXIT INT TERM
 	for p in "${PIDS[@]}"; do stop_pid "$p"; done
 	if [ -e "$PIN" ] && [ -e "/run/netns/$SW" ]; then xn detach "$BR" >/dev/null 2>&1; fi
 	[ -e "$PIN" ] && { echo "# cleanup: removing $PIN"; rm -rf "$PIN"; }
 	rmdir /sys/fs/bpf/xdpnet 2>/dev/null
 	runfiles_rm "$BR"
-	cleanup
 }
-trap stats_cleanup EXIT
-trap 'echo "# interrupted"; T_FAIL=$((T_FAIL + 1)); stats_cleanup; summary; exit 130' INT TERM
+traps_install
 
 mac() { echo "02:98:00:00:00:0$1"; }
 ip4() { echo "10.98.0.$1"; }
@@ -579,9 +575,7 @@ overhead() {
 
 if ! check "preflight: root, tools, built" preflight ||
 	! check "topology: bridge, 2 veth and 2 tap stand-ins" topo_up; then
-	stats_cleanup
-	summary
-	exit 1
+	finish
 fi
 if [ "$OVERHEAD" = 1 ]; then
 	overhead
@@ -611,7 +605,4 @@ check "stats --reset zeroes counters and histograms" reset_counts
 check "error exits" errors
 check "detach leaves no pin and no program" do_detach
 check "latency-only pins: detach removes them" latency_only_detach
-
-stats_cleanup
-summary
-[ "$T_FAIL" = 0 ]
+finish

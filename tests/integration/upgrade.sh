@@ -33,30 +33,10 @@ B0=$XDPNET
 VDIR=$ROOT/build/upgrade
 B1=$VDIR/v1/xdpnet
 BF=$VDIR/fdb/xdpnet
-while [ $# -gt 0 ]; do
-	case $1 in
-	--keep) KEEP_LOGS=1 ;;
-	-v) VERBOSE=1 ;;
-	*) echo "usage: $0 [--keep] [-v]" >&2; exit 2 ;;
-	esac
-	shift
-done
-
+# shellcheck disable=SC2034 # take_lock's (lib.sh)
 LOCK=/run/lock/xnu-upgrade.pid
-HAVE_LOCK=0
-u_lock() {
-	local pid
-	pid=$(cat "$LOCK" 2>/dev/null)
-	if [ -n "$pid" ] && [ "$pid" != $$ ] && kill -0 "$pid" 2>/dev/null; then
-		echo "another upgrade.sh (pid $pid) holds $LOCK"; return 1
-	fi
-	echo $$ >"$LOCK" && HAVE_LOCK=1
-}
-
-finish() { cleanup; summary; [ "$T_FAIL" = 0 ]; exit; }
-trap cleanup EXIT
-trap 'exec 1>&3 2>&4; T_FAIL=$((T_FAIL + 1)); cleanup; summary; exit 130' INT TERM
-exec 3>&1 4>&2
+parse_args "[--keep] [-v]" "$@"
+traps_install
 
 # xb BUILD ARGS...: the CLI of another build.
 xb() { local b=$1; shift; XDPNET=$b xn "$@"; }
@@ -73,7 +53,7 @@ build_variants() {
 
 u_up() {
 	local i j
-	remove_mine
+	remove_stale
 	switch_up || return 1
 	GUESTS=() PORTS=()
 	TOPO=veth
@@ -88,12 +68,6 @@ u_up() {
 	done
 	PORTS=(xnuv1 xnuv2 xnut1 xnut2)
 	wait_ports_up
-}
-
-remove_mine() {
-	local n
-	for n in $(ip netns list | awk '{print $1}' | grep '^xnu-'); do ip netns del "$n"; done
-	rm -rf "$PIN"
 }
 
 # ---------------------------------------------------------------- traffic
@@ -319,7 +293,7 @@ refuse_counters() {
 # ---------------------------------------------------------------- main
 
 check "preflight: root, tools, built CLI" sh -c '[ "$(id -u)" = 0 ] && [ -x "'"$B0"'" ] && [ -x "'"$RELAY"'" ] && command -v bpftool jq make >/dev/null' || finish
-check "preflight: no other upgrade.sh" u_lock || finish
+check "preflight: no other upgrade.sh" take_lock || finish
 ensure_bpffs
 check "upgrade: build v1 (programs differ) and fdb (fdb layout) into build/upgrade" build_variants || finish
 check "upgrade: topology up (2 veth, 2 tap stand-ins)" u_up || finish
