@@ -1,0 +1,91 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# shellcheck shell=bash
+# tests/integration/run.sh (sourced): the bridge's FDB entries of bypassed
+# guests stay dynamic and on their ports through more than twice the
+# ageing time.
+
+ka_fdb_ok() { # print missing entries; 0 when all three are dynamic on their ports
+	local i mac p line st=0
+	for i in 1 2 3; do
+		mac=$(g_mac $i)
+		p=$(g_port $i)
+		line=$(bridge -n "$SW" fdb show br "$BR" | grep -i "^$mac dev $p " | grep -v -E 'permanent|static' | head -1)
+		[ -n "$line" ] || { echo "missing: $mac on $p"; st=1; }
+	done
+	return $st
+}
+
+keepalive() { # LABEL MODE
+	local L=$1 mode=$2 i j pids=() t st=0 miss=0 ref f0=$WORK/ka0.json f1=$WORK/ka1.json
+	echo "+ ageing_time 500 (5 s), static neighbours in the guests (no ARP during the test)"
+	ip -n "$SW" link set "$BR" type bridge ageing_time 500 || return 1
+	for i in 1 2 3; do for j in 1 2 3; do
+		[ $i = $j ] && continue
+		ip -n "$(g_ns $i)" neigh replace "$(g_ip4 $j)" lladdr "$(g_mac $j)" dev eth0 nud permanent
+	done; done
+	do_attach "$mode" || return 1
+	ref=$(xn status "$BR" --json | jq '.bridges[0].refresh_ms')
+	echo "refresh_ms=$ref"
+	[ "$ref" -gt 0 ] && [ "$ref" -lt 5000 ] || { echo "FAIL: refresh_ms must be below ageing (5000 ms)"; st=1; }
+	status_json "$f0"
+	local w0=0 w1=0
+	for i in 1 2 3; do for j in 1 2 3; do [ $i = $j ] || w0=$((w0 + $(witness "$(g_port $i)" "$(g_port $j)"))); done; done
+	for i in 1 2 3; do for j in 1 2 3; do
+		[ $i = $j ] && continue
+		ip netns exec "$(g_ns $i)" timeout $((KA_SECS + 8)) ping -q -i 0.2 -c $((KA_SECS * 5)) -w $((KA_SECS + 5)) "$(g_ip4 $j)" \
+			>"$WORK/ka-ping-$i$j" 2>&1 &
+		pids+=($!)
+		track $!
+	done; done
+	for t in $(seq "$KA_SECS"); do
+		sleep 1
+		if [ "$t" -ge 6 ]; then
+			if ! ka_fdb_ok >"$WORK/ka-miss"; then
+				echo "t=${t}s: $(cat "$WORK/ka-miss")"; miss=1
+			fi
+		fi
+	done
+	for t in "${pids[@]}"; do wait "$t"; untrack "$t"; done
+	for i in 1 2 3; do for j in 1 2 3; do
+		[ $i = $j ] && continue
+		grep -E 'packets transmitted' "$WORK/ka-ping-$i$j" | sed "s/^/ping $i->$j: /"
+		grep -qE ' 0% packet loss| [1-4]% packet loss' "$WORK/ka-ping-$i$j" || { echo "FAIL: ping $i->$j lost > 4%"; st=1; }
+	done; done
+	bridge -n "$SW" -s fdb show br "$BR" | grep -i '02:99:'
+	ka_fdb_ok || miss=1
+	[ "$miss" = 0 ] || { echo "FAIL: the bridge forgot a guest while the bypass carried its traffic"; st=1; }
+	status_json "$f1"
+	# Control: without traffic the same entries do age out within ~5 s, so
+	# what kept them above was the keep-alive.
+	for t in $(seq 40); do
+		[ "$(bridge -n "$SW" fdb show br "$BR" | grep -ci '^02:99:.* dev xnt' )" = 0 ] && break
+		sleep 0.25
+	done
+	echo "control: guest entries gone $((t / 4)) s after the traffic stopped"
+	if [ "$t" -ge 40 ]; then
+		echo "FAIL: entries still there 10 s after the traffic stopped: ageing 5 s not in effect"
+		bridge -n "$SW" fdb show br "$BR"; st=1
+	fi
+	for i in 1 2 3; do for j in 1 2 3; do [ $i = $j ] || w1=$((w1 + $(witness "$(g_port $i)" "$(g_port $j)"))); done; done
+	local p red=0 refr mc
+	for p in "${PORTS[@]}"; do
+		refr=$(($(ctr "$f1" "$p" pass_refresh) - $(ctr "$f0" "$p" pass_refresh)))
+		mc=$(($(ctr "$f1" "$p" pass_mcast) - $(ctr "$f0" "$p" pass_mcast)))
+		red=$((red + $(ctr "$f1" "$p" tc_redirect) - $(ctr "$f0" "$p" tc_redirect) +
+			$(ctr "$f1" "$p" xdp_redirect) - $(ctr "$f0" "$p" xdp_redirect)))
+		echo "$p: pass_refresh +$refr (keep-alive frames), pass_mcast +$mc (multicast the bridge saw)"
+		[ "$refr" -gt 0 ] || { echo "FAIL: $p: no keep-alive frame"; st=1; }
+	done
+	echo "redirected $red frames; bridge (witness) forwarded $((w1 - w0))"
+	[ "$red" -ge $((KA_SECS * 5 * 6 * 2 * 8 / 10)) ] || { echo "FAIL: too few redirects"; st=1; }
+	[ $((w1 - w0)) -le $((red / 10)) ] || { echo "FAIL: the bridge carried too much"; st=1; }
+	return $st
+}
+
+keepalive_restore() {
+	local i
+	do_detach >/dev/null
+	ip -n "$SW" link set "$BR" type bridge ageing_time 30000
+	for i in 1 2 3; do ip -n "$(g_ns $i)" neigh flush dev eth0 nud permanent; done
+	return 0
+}
