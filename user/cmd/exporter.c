@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <microhttpd.h>
 #include "xdpnet.h"
 #include "lib/exit.h"
 #include "lib/log.h"
@@ -24,6 +23,7 @@
 #include "core/bridge.h"
 #include "lib/nl.h"
 #include "lib/addr.h"
+#include "lib/http.h"
 #include "core/stats_view.h"
 #include "core/stats_collect.h"
 #include "out/stats.h"
@@ -33,7 +33,6 @@
 
 struct exporter {
 	const char *bridge; /* NULL: all of this namespace */
-	unsigned long scrapes;
 };
 
 /* The bridges to export: names under the pin root that are bridges of
@@ -62,16 +61,18 @@ static int cmp_name(const void *a, const void *b)
 	return strcmp(a, b);
 }
 
-/* The exposition, malloc'ed, or NULL (then *code says why). */
-static char *render(struct exporter *x, size_t *len, unsigned int *code)
+/* The exposition, malloc'ed, or NULL (then *code says why): the page's
+ * render function (lib/http.h). */
+static char *render(void *arg, size_t *len, unsigned int *code)
 {
+	struct exporter *x = arg;
 	char(*names)[IF_NAMESIZE] = calloc(MAX_BRIDGES, IF_NAMESIZE);
 	struct xn_stats_sample *s = calloc(MAX_BRIDGES, sizeof(*s));
 	char *buf = NULL;
 	int n = 0, ok = 0, i;
 	FILE *f;
 
-	*code = MHD_HTTP_INTERNAL_SERVER_ERROR;
+	*code = 500;
 	if (!names || !s)
 		goto out;
 	if (x->bridge) {
@@ -85,7 +86,7 @@ static char *render(struct exporter *x, size_t *len, unsigned int *code)
 		if (!xn_stats_collect(names[i], &s[ok]))
 			ok++;
 	if (x->bridge && !ok) {
-		*code = MHD_HTTP_SERVICE_UNAVAILABLE;
+		*code = 503;
 		goto out;
 	}
 	f = open_memstream(&buf, len);
@@ -97,68 +98,13 @@ static char *render(struct exporter *x, size_t *len, unsigned int *code)
 		buf = NULL;
 		goto out;
 	}
-	*code = MHD_HTTP_OK;
+	*code = 200;
 out:
 	for (i = 0; s && i < ok; i++)
 		xn_stats_free(&s[i]);
 	free(s);
 	free(names);
 	return buf;
-}
-
-static enum MHD_Result reply(struct MHD_Connection *c, unsigned int code,
-			     const char *type, char *body, size_t len,
-			     enum MHD_ResponseMemoryMode mode)
-{
-	struct MHD_Response *r;
-	enum MHD_Result ret;
-
-	r = MHD_create_response_from_buffer(len, body, mode);
-	if (!r)
-		return MHD_NO;
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-	ret = MHD_queue_response(c, code, r);
-	MHD_destroy_response(r);
-	return ret;
-}
-
-static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
-			      const char *url, const char *method,
-			      const char *version, const char *upload,
-			      size_t *upload_len, void **state)
-{
-	static const char index[] = "xdpnet exporter: metrics at /metrics\n";
-	static const char notfound[] = "not found; try /metrics\n";
-	static const char badmethod[] = "only GET and HEAD\n";
-	static const char failed[] = "cannot read xdpnet's counters\n";
-	struct exporter *x = cls;
-	unsigned int code;
-	size_t len = 0;
-	char *body;
-
-	(void)version;
-	(void)upload;
-	(void)upload_len;
-	(void)state;
-	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
-	    strcmp(method, MHD_HTTP_METHOD_HEAD))
-		return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain",
-			     (char *)badmethod, sizeof(badmethod) - 1,
-			     MHD_RESPMEM_PERSISTENT);
-	if (!strcmp(url, "/"))
-		return reply(c, MHD_HTTP_OK, "text/plain", (char *)index,
-			     sizeof(index) - 1, MHD_RESPMEM_PERSISTENT);
-	if (strcmp(url, "/metrics"))
-		return reply(c, MHD_HTTP_NOT_FOUND, "text/plain",
-			     (char *)notfound, sizeof(notfound) - 1,
-			     MHD_RESPMEM_PERSISTENT);
-	x->scrapes++;
-	body = render(x, &len, &code);
-	if (!body)
-		return reply(c, code, "text/plain", (char *)failed,
-			     sizeof(failed) - 1, MHD_RESPMEM_PERSISTENT);
-	return reply(c, code, "text/plain; version=0.0.4; charset=utf-8", body,
-		     len, MHD_RESPMEM_MUST_FREE);
 }
 
 static volatile sig_atomic_t stop_exporter;
@@ -173,10 +119,19 @@ int xn_exporter(const struct xn_opts *o)
 {
 	const char *listen = o->listen ? o->listen : XN_EXPORTER_DEFAULT;
 	struct exporter x = { .bridge = o->bridge };
+	const struct xn_http_page page = {
+		.path = "/metrics",
+		.type = "text/plain; version=0.0.4; charset=utf-8",
+		.index = "xdpnet exporter: metrics at /metrics\n",
+		.notfound = "not found; try /metrics\n",
+		.fail = "cannot read xdpnet's counters\n",
+		.render = render,
+		.arg = &x,
+	};
 	struct sockaddr_storage ss;
-	struct MHD_Daemon *d;
+	unsigned long scrapes;
+	struct xn_http *h;
 	struct xn_link br;
-	unsigned int flags;
 	socklen_t sl;
 	sigset_t set, old;
 	int err;
@@ -186,31 +141,17 @@ int xn_exporter(const struct xn_opts *o)
 		       listen);
 		return XN_EUSAGE;
 	}
-	err = xn_require_root(XN_CAPS_READ);
+	err = xn_prepare_for(XN_CAPS_READ, o->bridge, &br);
 	if (err)
 		return err;
-	if (o->bridge) {
-		err = xn_find_bridge(o->bridge, &br);
-		if (err)
-			return err;
-	}
-	err = xn_ensure_bpffs();
-	if (err)
-		return err;
-	flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
-	if (ss.ss_family == AF_INET6)
-		flags |= MHD_USE_IPv6;
 	/* Block the signals in the server's thread; this one waits for
 	 * them. */
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &set, &old);
-	d = MHD_start_daemon(flags, 0, NULL, NULL, handle, &x,
-			     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)10,
-			     MHD_OPTION_END);
-	if (!d) {
+	h = xn_http_start(&ss, &page);
+	if (!h) {
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		xn_err("cannot listen on %s (address in use, or not on this "
 		       "host)",
@@ -224,8 +165,8 @@ int xn_exporter(const struct xn_opts *o)
 	fflush(stdout);
 	while (!stop_exporter)
 		sigsuspend(&old);
-	MHD_stop_daemon(d);
+	scrapes = xn_http_stop(h);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	xn_debug("served %lu scrapes", x.scrapes);
+	xn_debug("served %lu scrapes", scrapes);
 	return XN_OK;
 }

@@ -19,12 +19,7 @@ int xn_latency(const struct xn_opts *o)
 	struct xn_link br;
 	int err;
 
-	err = xn_require_root(XN_CAPS_PROBE);
-	if (!err)
-		err = xn_find_bridge(o->bridge, &br);
-	if (err)
-		return err;
-	err = xn_ensure_bpffs();
+	err = xn_prepare_for(XN_CAPS_PROBE, o->bridge, &br);
 	if (err)
 		return err;
 	{

@@ -9,6 +9,7 @@
 #include <linux/magic.h>
 #include "lib/exit.h"
 #include "lib/log.h"
+#include "core/bridge.h"
 #include "core/system.h"
 
 int xn_require_root(const char *caps)
@@ -20,11 +21,18 @@ int xn_require_root(const char *caps)
 	return 0;
 }
 
+int xn_prepare_for(const char *caps, const char *bridge, struct xn_link *br)
+{
+	int err = xn_require_root(caps);
+
+	if (!err && bridge)
+		err = xn_find_bridge(bridge, br);
+	return err ? err : xn_ensure_bpffs();
+}
+
 int xn_prepare(void)
 {
-	int err = xn_require_root(XN_CAPS_ADMIN);
-
-	return err ? err : xn_ensure_bpffs();
+	return xn_prepare_for(XN_CAPS_ADMIN, NULL, NULL);
 }
 
 /* Identity of a process's mount namespace: 0, or -1 when it cannot be

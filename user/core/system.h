@@ -19,4 +19,10 @@ int xn_ensure_bpffs(void);
  * root (XN_CAPS_ADMIN), bpffs. 0 or an exit code after a one-line error. */
 int xn_prepare(void);
 
+/* The same with the capabilities the command needs (XN_CAPS_*), and, when
+ * bridge is not NULL, the bridge found and checked into br
+ * (xn_find_bridge()) before bpffs is mounted. */
+struct xn_link;
+int xn_prepare_for(const char *caps, const char *bridge, struct xn_link *br);
+
 #endif
