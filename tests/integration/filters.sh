@@ -7,54 +7,49 @@
 # system. Where a case says a rule does (not) apply to frames between the
 # two ports, a ping between the machines through the bridge must be
 # dropped (must pass), so the judgement is checked against the kernel.
-# Root; run under xn-heavy. Everything created carries the prefix "xnf".
+# Root; run under xn-heavy. Everything created carries the prefix "xnf"
+# and this run's pid (no lock: runs do not share names).
+# Options: --keep (keep the logs), -v (each check's log).
 set -u
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(cd "$HERE/../.." && pwd)
+. "$(dirname "$0")/lib.sh"
 TOOL=${XN_FILTERS:-$ROOT/build/tests/xn_filters}
 SW=xnf-sw$$ A=xnf-a$$ B=xnf-b$$
 BR=xnfbr0
-PASS=0 FAIL=0 N=0
-WORK=$(mktemp -d /tmp/xnf-live.XXXXXX)
+parse_args "[--keep] [-v]" "$@"
+traps_install
 
-cleanup() {
-	ip netns del "$SW" 2>/dev/null
-	ip netns del "$A" 2>/dev/null
-	ip netns del "$B" 2>/dev/null
-	rm -rf "$WORK"
+preflight() {
+	local t st=0
+	[ "$(id -u)" = 0 ] || { echo "must run as root"; return 1; }
+	for t in ip iptables ebtables nft ping; do
+		command -v $t >/dev/null || { echo "missing tool: $t"; st=1; }
+	done
+	[ -x "$TOOL" ] || { echo "missing $TOOL (make all)"; st=1; }
+	return $st
 }
-trap cleanup EXIT
-
-ok() { N=$((N + 1)); PASS=$((PASS + 1)); echo "ok $N - $1"; }
-not_ok() {
-	N=$((N + 1)); FAIL=$((FAIL + 1)); echo "not ok $N - $1"
-	sed 's/^/#   | /' "$WORK/out"
-}
+check "preflight: root, tools, xn_filters" preflight || finish
 sw() { ip netns exec "$SW" "$@"; }
 
-[ -x "$TOOL" ] || { echo "xn_filters not built ($TOOL)"; echo "0 passed, 1 failed"; exit 1; }
-for t in iptables ebtables nft; do
-	command -v $t >/dev/null || { echo "$t missing"; echo "0 passed, 1 failed"; exit 1; }
-done
-
-for n in "$SW" "$A" "$B"; do ip netns add "$n" && ip -n "$n" link set lo up; done
-sw ip link add $BR type bridge
-sw ip link set $BR up
-sw ip addr add 10.99.0.1/24 dev $BR
-sw ip link add xnfo0 type veth peer name xnfo1 # not a port
-for p in a b; do
-	ns=$A; [ $p = b ] && ns=$B
-	sw ip link add xnfp$p type veth peer name eth0 netns "$ns"
-	sw ip link set xnfp$p master $BR up
-	ip -n "$ns" link set eth0 up
-	ip -n "$ns" addr add 10.99.0.1$([ $p = a ] && echo 1 || echo 2)/24 dev eth0
-done
+topology() {
+	local p ns
+	for ns in "$SW" "$A" "$B"; do ns_add "$ns" || return 1; done
+	sw ip link add $BR type bridge && sw ip link set $BR up &&
+		sw ip addr add 10.99.0.1/24 dev $BR || return 1
+	sw ip link add xnfo0 type veth peer name xnfo1 || return 1 # not a port
+	for p in a b; do
+		ns=$A; [ $p = b ] && ns=$B
+		sw ip link add xnfp$p type veth peer name eth0 netns "$ns" &&
+			sw ip link set xnfp$p master $BR up &&
+			ip -n "$ns" link set eth0 up &&
+			ip -n "$ns" addr add 10.99.0.1$([ $p = a ] && echo 1 || echo 2)/24 dev eth0 || return 1
+	done
+}
+check "topology: bridge $BR in $SW, ports xnfpa and xnfpb" topology || finish
 
 # br_netfilter: its sysctls must exist in this namespace (per namespace).
 if ! sw test -e /proc/sys/net/bridge/bridge-nf-call-iptables; then
-	echo "# skip: br_netfilter is not available (no /proc/sys/net/bridge)"
-	echo "0 passed, 0 failed, 1 skipped"
-	exit 0
+	note "SKIP: br_netfilter is not available (no /proc/sys/net/bridge)"
+	finish
 fi
 sw sysctl -qw net.bridge.bridge-nf-call-iptables=1 net.bridge.bridge-nf-call-ip6tables=1
 
@@ -70,30 +65,35 @@ flush() {
 # The machines can ping each other once (no other traffic on the bridge).
 ping_ab() { ip netns exec "$A" ping -c 1 -W 1 -q 10.99.0.12 >/dev/null 2>&1; }
 
-# case DESC VERDICT FILTERED PING [SETUP...]: SETUP runs in the bridge's
+# case_ DESC VERDICT FILTERED PING [SETUP...]: SETUP runs in the bridge's
 # namespace; the tool must say VERDICT, list FILTERED ports ("-" for none)
 # as filtered, and a ping must "pass" or "drop" (or "-": not checked).
-case_() {
-	local desc=$1 want=$2 filt=$3 ping=$4 got rc=0 p
-	shift 4
+verdict_is() {
+	local want=$1 filt=$2 ping=$3 got rc=0 p
+	shift 3
 	flush
-	"$@" >"$WORK/out" 2>&1 || { echo "setup failed" >>"$WORK/out"; not_ok "$desc"; return; }
+	"$@" || { echo "setup failed"; return 1; }
 	sw "$TOOL" $BR >"$WORK/out" 2>"$WORK/err" || rc=$?
-	cat "$WORK/err" >>"$WORK/out"
+	cat "$WORK/out" "$WORK/err"
 	got=$(sed -n 's/^bridge [^ ]* verdict //p' "$WORK/out")
-	[ $rc = 0 ] && [ "$got" = "$want" ] && [ ! -s "$WORK/err" ] || { not_ok "$desc: verdict '$got' (want $want, exit $rc)"; return; }
+	expect_eq "verdict (exit $rc, stderr $(wc -c <"$WORK/err") bytes)" "$got" "$want" &&
+		[ $rc = 0 ] && [ ! -s "$WORK/err" ] || return 1
 	for p in xnfpa xnfpb; do
 		if [[ " $filt " == *" $p "* ]]; then
-			grep -q "^port $p filtered" "$WORK/out" || { not_ok "$desc: $p not filtered"; return; }
+			grep -q "^port $p filtered" "$WORK/out" || { echo "FAIL: $p not filtered"; return 1; }
 		else
-			grep -q "^port $p bypassable" "$WORK/out" || { not_ok "$desc: $p filtered"; return; }
+			grep -q "^port $p bypassable" "$WORK/out" || { echo "FAIL: $p filtered"; return 1; }
 		fi
 	done
 	case $ping in
-	pass) ping_ab || { not_ok "$desc: ping through the bridge failed"; return; } ;;
-	drop) ! ping_ab || { not_ok "$desc: ping through the bridge passed"; return; } ;;
+	pass) ping_ab || { echo "FAIL: ping through the bridge failed"; return 1; } ;;
+	drop) ! ping_ab || { echo "FAIL: ping through the bridge passed"; return 1; } ;;
 	esac
-	ok "$desc ($want)"
+}
+case_() {
+	local desc=$1 want=$2
+	shift
+	check "$desc ($want)" verdict_is "$@"
 }
 
 case_ "no rules" clean "-" pass true
@@ -137,22 +137,24 @@ nft_ingress() {
 case_ "nft netdev ingress chain on a port" ports "xnfpb" drop nft_ingress
 
 # A tool that fails: unknown, quietly, and named.
-flush
-mkdir -p "$WORK/bin"
-printf '#!/bin/sh\necho broken >&2\nexit 1\n' >"$WORK/bin/iptables-nft-save"
-chmod +x "$WORK/bin/iptables-nft-save"
-rc=0
-sw env PATH="$WORK/bin:$PATH" "$TOOL" $BR >"$WORK/out" 2>"$WORK/err" || rc=$?
-if [ $rc = 0 ] && grep -q "verdict unknown" "$WORK/out" &&
-	grep -q "^unknown iptables-nft-save failed" "$WORK/out" && [ ! -s "$WORK/err" ]; then
-	ok "a failing tool gives unknown"
-else
-	cat "$WORK/err" >>"$WORK/out"; not_ok "a failing tool gives unknown"
-fi
+failing_tool() {
+	local rc=0
+	flush
+	mkdir -p "$WORK/bin"
+	printf '#!/bin/sh\necho broken >&2\nexit 1\n' >"$WORK/bin/iptables-nft-save"
+	chmod +x "$WORK/bin/iptables-nft-save"
+	sw env PATH="$WORK/bin:$PATH" "$TOOL" $BR >"$WORK/out" 2>"$WORK/err" || rc=$?
+	cat "$WORK/out" "$WORK/err"
+	[ $rc = 0 ] && grep -q "verdict unknown" "$WORK/out" &&
+		grep -q "^unknown iptables-nft-save failed" "$WORK/out" && [ ! -s "$WORK/err" ]
+}
+check "a failing tool gives unknown" failing_tool
 # No such bridge: exit 3, one line.
-rc=0
-sw "$TOOL" xnfnone >"$WORK/out" 2>&1 || rc=$?
-if [ $rc = 3 ] && [ "$(wc -l <"$WORK/out")" = 1 ]; then ok "no such bridge"; else not_ok "no such bridge (exit $rc)"; fi
-
-echo "$PASS passed, $FAIL failed"
-[ $FAIL = 0 ]
+no_bridge() {
+	local rc=0
+	sw "$TOOL" xnfnone >"$WORK/out" 2>&1 || rc=$?
+	cat "$WORK/out"
+	expect_eq "exit" "$rc" 3 && expect_eq "lines" "$(wc -l <"$WORK/out")" 1
+}
+check "no such bridge: exit 3, one line" no_bridge
+finish
