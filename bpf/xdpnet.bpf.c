@@ -126,8 +126,7 @@ int xdpnet_xdp(struct xdp_md *ctx)
 	if (verdict != XDPNET_C_XDP_REDIRECT) {
 		/* Counted here only when the XDP stage's reason is its own;
 		 * the TC stage counts the final verdict. */
-		if (verdict >= XDPNET_C_XDP_DEFER_CSUM &&
-		    verdict <= XDPNET_C_XDP_DEFER_REFRESH)
+		if (XDPNET_CTR_IS_DEFER(verdict))
 			xdpnet_count(f.in_slot, verdict, f.len);
 		return XDP_PASS;
 	}

@@ -137,9 +137,11 @@ static __always_inline __u32 csum_prove_l4(struct xdp_md *ctx, void *data,
 	field = l4 + off;
 	if ((void *)(field + 1) > data_end)
 		return XDPNET_C_XDP_DEFER_PROTO;
-	/* IPv4 UDP without a checksum: nothing to get wrong. */
+	/* IPv4 UDP without a checksum proves nothing of its payload: a
+	 * tunnel (VXLAN with noudpcsum) may carry a partial inner checksum,
+	 * whose offload state the redirect would drop. */
 	if (proto == IPPROTO_UDP && v4 && *field == 0)
-		return 0;
+		return XDPNET_C_XDP_DEFER_UDP0;
 	if (csum_region(ctx, l4 - data, l4len, &sum))
 		return XDPNET_C_XDP_DEFER_PROTO;
 	if (csum_fold64(sum + pseudo) == 0xffff)

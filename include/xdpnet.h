@@ -230,8 +230,24 @@ enum xdpnet_ctr {
 	XDPNET_C_DROP_REDIRECT_ERR, /* redirect failed (counted on the ingress
 				       port) */
 	XDPNET_C_DROP_XMIT_ERR,	    /* XDP frames the target could not take */
+	/* Appended since (pinned counters carry over only appended ones):
+	 * each belongs to one of the groups above, see XDPNET_CTR_IS_*. */
+	XDPNET_C_XDP_DEFER_UDP0, /* IPv4 UDP without a checksum: what it
+				    carries (a tunnel's inner checksum)
+				    cannot be proved complete */
 	XDPNET_C_MAX,
 };
+
+/* The groups of counters: handed to the bridge, handed by the XDP stage to
+ * the TC stage, dropped. */
+#define XDPNET_CTR_IS_PASS(c) \
+	((c) >= XDPNET_C_PASS_MCAST && (c) <= XDPNET_C_PASS_MALFORMED)
+#define XDPNET_CTR_IS_DEFER(c)                  \
+	(((c) >= XDPNET_C_XDP_DEFER_CSUM &&     \
+	  (c) <= XDPNET_C_XDP_DEFER_REFRESH) || \
+	 (c) == XDPNET_C_XDP_DEFER_UDP0)
+#define XDPNET_CTR_IS_DROP(c) \
+	((c) >= XDPNET_C_DROP_REDIRECT_ERR && (c) <= XDPNET_C_DROP_XMIT_ERR)
 
 struct xdpnet_ctr_val {
 	__u64 packets;

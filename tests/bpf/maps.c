@@ -58,6 +58,7 @@ static const char *const ctr_names[XDPNET_C_MAX] = {
 	[XDPNET_C_XDP_DEFER_REFRESH] = "XDP_DEFER_REFRESH",
 	[XDPNET_C_DROP_REDIRECT_ERR] = "DROP_REDIRECT_ERR",
 	[XDPNET_C_DROP_XMIT_ERR] = "DROP_XMIT_ERR",
+	[XDPNET_C_XDP_DEFER_UDP0] = "XDP_DEFER_UDP0",
 };
 
 const char *xt_ctr_name(int c)

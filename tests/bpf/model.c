@@ -171,7 +171,9 @@ static int l4_safe(__u8 *f, size_t len, size_t off, __u32 l4len, __u8 proto,
 	if (l4len < hlen || off + hlen > len)
 		return XDPNET_C_XDP_DEFER_PROTO;
 	if (proto == 17 && v4 && !be16(f + off + field))
-		return 0; /* IPv4 UDP without a checksum */
+		return XDPNET_C_XDP_DEFER_UDP0; /* IPv4 UDP without a
+						 * checksum: the payload
+						 * (a tunnel) may need one */
 	if (off + l4len > len)
 		return XDPNET_C_XDP_DEFER_PROTO;
 	s = sum16(f + off, l4len);
@@ -422,6 +424,6 @@ void xm_xdp(struct xm_state *m, const __u8 *frame, size_t len, __u32 ifindex,
 	v->retval = XDP_PASS;
 	v->out_slot = -1;
 	v->completed = false;
-	if (why >= XDPNET_C_XDP_DEFER_CSUM && why <= XDPNET_C_XDP_DEFER_REFRESH)
+	if (XDPNET_CTR_IS_DEFER(why))
 		v->ctr = why;
 }

@@ -963,7 +963,10 @@ static void test_status_text(void **state)
 		 1000 + XDPNET_C_XDP_REDIRECT, 1000 + XDPNET_C_TC_REDIRECT,
 		 1000 + XDPNET_C_RX_REDIRECTED,
 		 range_sum(XDPNET_C_PASS_MCAST, XDPNET_C_PASS_MALFORMED),
-		 range_sum(XDPNET_C_XDP_DEFER_CSUM, XDPNET_C_XDP_DEFER_REFRESH),
+		 range_sum(XDPNET_C_XDP_DEFER_CSUM,
+			   XDPNET_C_XDP_DEFER_REFRESH) +
+			 range_sum(XDPNET_C_XDP_DEFER_UDP0,
+				   XDPNET_C_XDP_DEFER_UDP0),
 		 range_sum(XDPNET_C_DROP_REDIRECT_ERR, XDPNET_C_DROP_XMIT_ERR));
 	assert_contains(p, want);
 	/* every counter of port 0 is listed by name */

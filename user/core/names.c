@@ -29,6 +29,7 @@ static const char *const ctr_names[XDPNET_C_MAX] = {
 	[XDPNET_C_XDP_DEFER_REFRESH] = "xdp_defer_refresh",
 	[XDPNET_C_DROP_REDIRECT_ERR] = "drop_redirect_err",
 	[XDPNET_C_DROP_XMIT_ERR] = "drop_xmit_err",
+	[XDPNET_C_XDP_DEFER_UDP0] = "xdp_defer_udp0",
 };
 
 const char *xn_ctr_name(unsigned int ctr)

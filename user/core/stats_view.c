@@ -49,7 +49,9 @@ void xn_port_paths(const struct xn_stats_port *p, __u64 pk[XN_PATH_MAX],
 	by[XN_PATH_XDP] = c[XDPNET_C_XDP_REDIRECT].bytes;
 	pk[XN_PATH_TC] = c[XDPNET_C_TC_REDIRECT].packets;
 	by[XN_PATH_TC] = c[XDPNET_C_TC_REDIRECT].bytes;
-	for (i = XDPNET_C_PASS_MCAST; i <= XDPNET_C_PASS_MALFORMED; i++) {
+	for (i = 0; i < XDPNET_C_MAX; i++) {
+		if (!XDPNET_CTR_IS_PASS(i))
+			continue;
 		pk[XN_PATH_BRIDGE] += c[i].packets;
 		by[XN_PATH_BRIDGE] += c[i].bytes;
 	}

@@ -38,13 +38,19 @@ static void port_json(struct xn_jw *w, const struct xn_port_row *p)
 	xn_jw_obj_end(w);
 }
 
-static __u64 sum_range(const struct xdpnet_stats *st, int from, int to)
+enum ctr_group { PASS, DEFER, DROP };
+
+/* Packets of one group of counters (XDPNET_CTR_IS_*). */
+static __u64 sum_group(const struct xdpnet_stats *st, enum ctr_group g)
 {
 	__u64 n = 0;
 	int i;
 
-	for (i = from; i <= to; i++)
-		n += st->c[i].packets;
+	for (i = 0; i < XDPNET_C_MAX; i++)
+		if (g == PASS	 ? XDPNET_CTR_IS_PASS(i)
+		    : g == DEFER ? XDPNET_CTR_IS_DEFER(i)
+				 : XDPNET_CTR_IS_DROP(i))
+			n += st->c[i].packets;
 	return n;
 }
 
@@ -76,12 +82,9 @@ static void print_port_text(FILE *f, const struct xn_port_row *p)
 		(unsigned long long)st->c[XDPNET_C_XDP_REDIRECT].packets,
 		(unsigned long long)st->c[XDPNET_C_TC_REDIRECT].packets,
 		(unsigned long long)st->c[XDPNET_C_RX_REDIRECTED].packets,
-		(unsigned long long)sum_range(st, XDPNET_C_PASS_MCAST,
-					      XDPNET_C_PASS_MALFORMED),
-		(unsigned long long)sum_range(st, XDPNET_C_XDP_DEFER_CSUM,
-					      XDPNET_C_XDP_DEFER_REFRESH),
-		(unsigned long long)sum_range(st, XDPNET_C_DROP_REDIRECT_ERR,
-					      XDPNET_C_DROP_XMIT_ERR));
+		(unsigned long long)sum_group(st, PASS),
+		(unsigned long long)sum_group(st, DEFER),
+		(unsigned long long)sum_group(st, DROP));
 	if (!xn_verbose_counters)
 		return;
 	for (i = 0; i < XDPNET_C_MAX; i++)
