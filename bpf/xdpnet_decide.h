@@ -186,6 +186,7 @@ static __always_inline __u32 xdpnet_decide(struct xdpnet_frame *f,
 	struct ethhdr *eth = f->data;
 	__u8 vlan_filtering = xdpnet_cfg.vlan_filtering;
 	__u32 in_flags, slot = 0, why, now;
+	__u32 refresh_j = xdpnet_cfg.refresh_j;
 	__u16 vid = 0;
 
 	if (f->data + sizeof(*eth) > f->data_end) {
@@ -209,11 +210,13 @@ static __always_inline __u32 xdpnet_decide(struct xdpnet_frame *f,
 #if XDPNET_HAVE_LIVE
 	{
 		int r = stage == XDPNET_STAGE_TC
-				? live_port_skb(f->ctx, &in_flags)
-				: live_port_xdp(f->ctx, &in_flags);
+				? live_port_skb(f->ctx, &in_flags, &refresh_j)
+				: live_port_xdp(f->ctx, &in_flags, &refresh_j);
 
 		if (r == XDPNET_LIVE_GONE)
 			return XDPNET_C_PASS_STATE;
+		if (r == XDPNET_LIVE_PROMISC)
+			return XDPNET_C_PASS_HUB;
 		/* The map says what user space adds: filters, carrier. */
 		in_flags &= in->flags | ~XDPNET_PORT_FWD;
 	}
@@ -254,8 +257,7 @@ static __always_inline __u32 xdpnet_decide(struct xdpnet_frame *f,
 		if (src && src->ifindex == f->ifindex && !XN_PERF_NOCLOCK) {
 			/* jiffies: the cheapest clock there is. */
 			now = bpf_jiffies64();
-			if ((__s32)(now - src->bridge_j) >
-			    (__s32)xdpnet_cfg.refresh_j) {
+			if ((__s32)(now - src->bridge_j) > (__s32)refresh_j) {
 				if (stage == XDPNET_STAGE_XDP)
 					return XDPNET_C_XDP_DEFER_REFRESH;
 				src->bridge_j = now;

@@ -8,20 +8,24 @@
  * 6.3, and the bridge's types in vmlinux BTF, i.e. the bridge built in),
  * the datapath checks on every frame what the bridge itself would: that
  * the device is still a port of this bridge, its STP state, its locked,
- * isolated and learning flags. (Bridge-wide settings, hub mode and VLAN
- * filtering, come from xdpnet_cfg in both builds.) Elsewhere (bpf/xdpnet.bpf.c
- * built without XDPNET_LIVE) the same facts come from the ports map and
- * xdpnet_cfg, which user space keeps up to date (the follower, within
- * milliseconds of the bridge's netlink notification). The loader tries the live
- * build first.
+ * isolated and learning flags; and of the bridge, whether it is
+ * promiscuous (it then hands every frame to the host too: no bypass) and
+ * whether a topology change makes it age entries after its forward delay
+ * (the keep-alive then follows that delay). (Other bridge-wide settings,
+ * hub mode and VLAN filtering, come from xdpnet_cfg in both builds.) Elsewhere
+ * (bpf/xdpnet.bpf.c built without XDPNET_LIVE) the same facts come from the
+ * ports map and xdpnet_cfg, which user space keeps up to date (the follower,
+ * within milliseconds of the bridge's netlink notification). The loader tries
+ * the live build first.
  */
 #ifndef XDPNET_LIVE_H
 #define XDPNET_LIVE_H
 
 /* Reading the ingress port: */
 enum xdpnet_live {
-	XDPNET_LIVE_OK,	  /* in *flags: XDPNET_PORT_* as the bridge says */
-	XDPNET_LIVE_GONE, /* not a port of this bridge (any more) */
+	XDPNET_LIVE_OK,	     /* in *flags: XDPNET_PORT_* as the bridge says */
+	XDPNET_LIVE_GONE,    /* not a port of this bridge (any more) */
+	XDPNET_LIVE_PROMISC, /* the bridge is promiscuous */
 };
 
 #ifdef XDPNET_LIVE
@@ -31,11 +35,15 @@ enum xdpnet_live {
 #define BR_ISOLATED_ (1UL << 16)
 #define BR_PORT_LOCKED_ (1UL << 21)
 #define BR_STATE_FORWARDING_ 3
+#define IFF_PROMISC_ 0x100 /* include/uapi/linux/if.h */
 
 extern void *bpf_cast_to_kern_ctx(void *) __ksym;
 extern void *bpf_rdonly_cast(void *obj, __u32 btf_id) __ksym;
 
-static __always_inline int live_port(struct net_device *dev, __u32 *flags)
+/* *refresh_j: the keep-alive interval, lowered to a quarter of the
+ * bridge's forward delay during a topology change. */
+static __always_inline int live_port(struct net_device *dev, __u32 *flags,
+				     __u32 *refresh_j)
 {
 	struct net_bridge_port *p;
 	struct net_bridge *br;
@@ -58,6 +66,14 @@ static __always_inline int live_port(struct net_device *dev, __u32 *flags)
 			return XDPNET_LIVE_GONE;
 		xdpnet_cfg.br_addr = (__u64)br;
 	}
+	if (br->dev->flags & IFF_PROMISC_)
+		return XDPNET_LIVE_PROMISC;
+	if (br->topology_change) {
+		__u64 fd = br->forward_delay / 4;
+
+		if (fd < *refresh_j)
+			*refresh_j = fd;
+	}
 	pf = p->flags;
 	if (p->state == BR_STATE_FORWARDING_)
 		f |= XDPNET_PORT_FWD;
@@ -71,18 +87,20 @@ static __always_inline int live_port(struct net_device *dev, __u32 *flags)
 	return XDPNET_LIVE_OK;
 }
 
-static __always_inline int live_port_skb(struct __sk_buff *ctx, __u32 *flags)
+static __always_inline int live_port_skb(struct __sk_buff *ctx, __u32 *flags,
+					 __u32 *refresh_j)
 {
 	struct sk_buff *skb = bpf_cast_to_kern_ctx(ctx);
 
-	return live_port(skb->dev, flags);
+	return live_port(skb->dev, flags, refresh_j);
 }
 
-static __always_inline int live_port_xdp(struct xdp_md *ctx, __u32 *flags)
+static __always_inline int live_port_xdp(struct xdp_md *ctx, __u32 *flags,
+					 __u32 *refresh_j)
 {
 	struct xdp_buff *xdp = bpf_cast_to_kern_ctx(ctx);
 
-	return live_port(xdp->rxq->dev, flags);
+	return live_port(xdp->rxq->dev, flags, refresh_j);
 }
 
 #define XDPNET_HAVE_LIVE 1

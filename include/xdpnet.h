@@ -121,6 +121,8 @@ enum xdpnet_bridge_hold {
 	XDPNET_BHOLD_MST,     /* per-VLAN port states (MST) */
 	XDPNET_BHOLD_FILTERS, /* filters apply between ports */
 	XDPNET_BHOLD_UNKNOWN, /* the host's filters could not be read */
+	XDPNET_BHOLD_PROMISC, /* the bridge device is promiscuous: it passes
+				 every frame it forwards up to the host too */
 };
 
 enum xdpnet_hook {

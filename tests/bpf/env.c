@@ -38,6 +38,8 @@ const struct xt_port_def xt_ports[XT_NR_PORTS] = {
 
 struct xt_env xt_env;
 struct xt_kport xt_kwant[XT_NR_PORTS];
+bool xt_kwant_promisc;
+static bool khave_promisc;
 static struct xt_kport khave[XT_NR_PORTS];
 
 __u32 xt_ifindex(int port)
@@ -174,6 +176,14 @@ static const char *onoff(bool b)
 bool xt_kports_sync(void)
 {
 	int p;
+
+	if (xt_kwant_promisc != khave_promisc) {
+		if (!CHECK(!xt_sh("ip link set " XT_BRIDGE " promisc %s",
+				  onoff(xt_kwant_promisc)),
+			   "cannot set the bridge's promisc: %s", xt_sh_out))
+			return false;
+		khave_promisc = xt_kwant_promisc;
+	}
 
 	for (p = 0; p < XT_NR_PORTS; p++) {
 		const struct xt_kport *w = &xt_kwant[p];

@@ -158,6 +158,8 @@ struct xt_kport {
 /* What the current row wants the kernel to have; applied by
  * xt_kports_sync(). Reset to the map's flags by the topology. */
 extern struct xt_kport xt_kwant[XT_NR_PORTS];
+/* The bridge device promiscuous (reset to off with the ports). */
+extern bool xt_kwant_promisc;
 bool xt_kports_sync(void);
 /* Read a port's state and flags back from the kernel (netlink). */
 bool xt_kport_read(int port, struct xt_kport *out);

@@ -332,6 +332,7 @@ bool xt_maps_reset(const struct xt_settings *s, const struct xt_topology *t)
 		};
 		struct bpf_devmap_val dv = { .ifindex = v.ifindex };
 
+		xt_kwant_promisc = false;
 		xt_kwant[p] = (struct xt_kport){
 			.master = true,
 			.state = 3,

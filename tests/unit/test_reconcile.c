@@ -214,43 +214,66 @@ struct cfg_case {
 	__u8 bypass;
 	__u32 refresh_j;
 	__u32 hold; /* enum xdpnet_bridge_hold */
+	/* more of the bridge (0 in the rows above them) */
+	__u32 br_stp, forward_delay_cs, promiscuity;
 };
 
 static const struct cfg_case cfg_cases[] = {
 	/* ageing_time / 4, in jiffies */
 	{ "default ageing, 250 Hz", 30000, 0, 0, 0, 0, 250, 0, 1, 18750,
-	  XDPNET_BHOLD_NONE },
+	  XDPNET_BHOLD_NONE, 0, 0, 0 },
 	{ "default ageing, 1000 Hz", 30000, 0, 0, 0, 0, 1000, 0, 1, 75000,
-	  XDPNET_BHOLD_NONE },
+	  XDPNET_BHOLD_NONE, 0, 0, 0 },
 	{ "default ageing, 100 Hz", 30000, 0, 0, 0, 0, 100, 0, 1, 7500,
-	  XDPNET_BHOLD_NONE },
+	  XDPNET_BHOLD_NONE, 0, 0, 0 },
 	{ "ageing 10 s, 300 Hz", 1000, 0, 0, 0, 0, 300, 0, 1, 750,
-	  XDPNET_BHOLD_NONE },
+	  XDPNET_BHOLD_NONE, 0, 0, 0 },
 	{ "ageing not a multiple of 4", 1003, 0, 0, 0, 0, 1000, 0, 1, 2500,
-	  XDPNET_BHOLD_NONE },
+	  XDPNET_BHOLD_NONE, 0, 0, 0 },
 	/* never below 100 ms */
-	{ "ageing 0.4 s", 40, 0, 0, 0, 0, 1000, 0, 1, 100, XDPNET_BHOLD_NONE },
-	{ "ageing 0.01 s", 1, 0, 0, 0, 0, 250, 0, 1, 25, XDPNET_BHOLD_NONE },
+	{ "ageing 0.4 s", 40, 0, 0, 0, 0, 1000, 0, 1, 100, XDPNET_BHOLD_NONE, 0,
+	  0, 0 },
+	{ "ageing 0.01 s", 1, 0, 0, 0, 0, 250, 0, 1, 25, XDPNET_BHOLD_NONE, 0,
+	  0, 0 },
 	/* hub mode: ageing_time 0 */
-	{ "hub mode", 0, 0, 0, 0, 0, 250, 0, 0, 25, XDPNET_BHOLD_HUB },
+	{ "hub mode", 0, 0, 0, 0, 0, 250, 0, 0, 25, XDPNET_BHOLD_HUB, 0, 0, 0 },
 	/* VLAN filtering: any non-zero value */
 	{ "vlan filtering", 30000, 1, 0, 0, 0, 250, 1, 1, 18750,
-	  XDPNET_BHOLD_NONE },
+	  XDPNET_BHOLD_NONE, 0, 0, 0 },
 	{ "vlan filtering 0x100", 30000, 0x100, 0, 0, 0, 250, 1, 1, 18750,
-	  XDPNET_BHOLD_NONE },
+	  XDPNET_BHOLD_NONE, 0, 0, 0 },
 	/* MST: per-VLAN port states the datapath cannot see */
-	{ "mst", 30000, 1, 1, 0, 0, 250, 1, 0, 18750, XDPNET_BHOLD_MST },
+	{ "mst", 30000, 1, 1, 0, 0, 250, 1, 0, 18750, XDPNET_BHOLD_MST, 0, 0,
+	  0 },
 	/* filters between ports, not bypassed */
 	{ "filters", 30000, 0, 0, XDPNET_BHOLD_FILTERS, 0, 250, 0, 0, 18750,
-	  XDPNET_BHOLD_FILTERS },
+	  XDPNET_BHOLD_FILTERS, 0, 0, 0 },
 	{ "filters unreadable", 30000, 0, 0, XDPNET_BHOLD_UNKNOWN, 0, 250, 0, 0,
-	  18750, XDPNET_BHOLD_UNKNOWN },
+	  18750, XDPNET_BHOLD_UNKNOWN, 0, 0, 0 },
 	/* hub mode wins over what the policy says */
 	{ "hub mode and filters", 0, 0, 0, XDPNET_BHOLD_FILTERS, 0, 250, 0, 0,
-	  25, XDPNET_BHOLD_HUB },
-	{ "no policy", 30000, 0, 0, 0, 1, 250, 0, 1, 18750, XDPNET_BHOLD_NONE },
+	  25, XDPNET_BHOLD_HUB, 0, 0, 0 },
+	{ "no policy", 30000, 0, 0, 0, 1, 250, 0, 1, 18750, XDPNET_BHOLD_NONE,
+	  0, 0, 0 },
 	{ "ageing 10^6 s, 1000 Hz", 100000000U, 0, 0, 0, 0, 1000, 0, 1,
-	  250000000, XDPNET_BHOLD_NONE },
+	  250000000, XDPNET_BHOLD_NONE, 0, 0, 0 },
+	/* STP on: a topology change ages after forward_delay, so the
+	 * shorter of the two, a quarter of it */
+	{ "STP on, forward delay 15 s", 30000, 0, 0, 0, 0, 250, 0, 1, 937,
+	  XDPNET_BHOLD_NONE, 1, 1500, 0 },
+	{ "STP on, ageing 10 s below forward delay 15 s", 1000, 0, 0, 0, 0, 250,
+	  0, 1, 625, XDPNET_BHOLD_NONE, 1, 1500, 0 },
+	{ "user-space STP, forward delay 2 s", 30000, 0, 0, 0, 0, 1000, 0, 1,
+	  500, XDPNET_BHOLD_NONE, 2, 200, 0 },
+	{ "STP off: forward delay unused", 30000, 0, 0, 0, 0, 250, 0, 1, 18750,
+	  XDPNET_BHOLD_NONE, 0, 200, 0 },
+	/* promiscuous: the bridge hands every frame to the host too */
+	{ "promiscuous", 30000, 0, 0, 0, 0, 250, 0, 0, 18750,
+	  XDPNET_BHOLD_PROMISC, 0, 1500, 1 },
+	{ "promiscuous, filters", 30000, 0, 0, XDPNET_BHOLD_FILTERS, 0, 250, 0,
+	  0, 18750, XDPNET_BHOLD_PROMISC, 0, 1500, 2 },
+	{ "hub mode wins over promiscuous", 0, 0, 0, 0, 0, 250, 0, 0, 25,
+	  XDPNET_BHOLD_HUB, 0, 1500, 1 },
 };
 
 static void test_cfg_want(void **state)
@@ -279,6 +302,9 @@ static void test_cfg_want(void **state)
 		br.ageing_time_cs = c->ageing_cs;
 		br.vlan_filtering = c->vlan_filtering;
 		br.mst = c->mst;
+		br.br_stp = c->br_stp;
+		br.forward_delay_cs = c->forward_delay_cs;
+		br.promiscuity = c->promiscuity;
 		memset(&out, 0xa5, sizeof(out));
 		xn_cfg_want(&br, c->no_policy ? NULL : &pol, &cur, &out);
 		want = cur;

@@ -62,12 +62,19 @@ int xn_port_want(const struct xn_link *br, const struct xn_link *l,
 }
 
 /* Bridge FDB keep-alive: four frames per ageing period, so that a lost
- * frame or a busy CPU never lets an entry expire; never below 100 ms. */
+ * frame or a busy CPU never lets an entry expire; never below 100 ms.
+ * With STP on, a topology change (which any port's TCN BPDU starts, and
+ * which the kernel announces nowhere) makes the bridge age its entries
+ * after forward_delay instead: the shorter of the two, always. (The live
+ * datapath also reads the topology change and the delay in use.) */
 static __u32 refresh_j_for(const struct xn_link *br, __u32 hz)
 {
-	__u64 cs = br->ageing_time_cs / 4;
+	__u32 age = br->ageing_time_cs;
+	__u64 cs, j;
 
-	__u64 j;
+	if (br->br_stp && br->forward_delay_cs < age)
+		age = br->forward_delay_cs;
+	cs = age / 4;
 
 	if (cs < 10)
 		cs = 10;
@@ -87,10 +94,12 @@ void xn_cfg_want(const struct xn_link *br, const struct xn_policy *pol,
 	out->vlan_filtering = !!br->vlan_filtering;
 	out->refresh_j = refresh_j_for(br, cur->hz);
 	/* Hub mode (ageing_time 0: the bridge floods everything) and MST
-	 * (per-VLAN port states) bypass nothing, nor do filters that apply
-	 * between ports. */
+	 * (per-VLAN port states) bypass nothing, nor does a promiscuous
+	 * bridge (it hands every frame it forwards to the host as well),
+	 * nor do filters that apply between ports. */
 	out->hold = !br->ageing_time_cs ? XDPNET_BHOLD_HUB
 		    : br->mst		? XDPNET_BHOLD_MST
+		    : br->promiscuity	? XDPNET_BHOLD_PROMISC
 		    : pol		? (__u32)pol->bridge_hold
 					: XDPNET_BHOLD_NONE;
 	out->bypass = out->hold == XDPNET_BHOLD_NONE;

@@ -120,6 +120,11 @@ static const char *const bholds[][2] = {
 	[XDPNET_BHOLD_UNKNOWN] = { "unknown",
 				   "off: the host's filters could not be read "
 				   "('xdpnet attach' says why)" },
+	[XDPNET_BHOLD_PROMISC] = { "promisc",
+				   "off: the bridge is promiscuous (tcpdump, "
+				   "a macvlan or 'ip link set promisc on' on "
+				   "it), so it hands every frame to the host "
+				   "too" },
 };
 
 const char *xn_bridge_hold_text(__u32 hold)

@@ -16,10 +16,17 @@ struct xn_link {
 	__u32 flags; /* IFF_* */
 	__u8 mac[6];
 	__u32 xdp_prog_id; /* IFLA_XDP_PROG_ID, 0 if none */
+	/* IFLA_PROMISCUITY: > 0 while the device is promiscuous, whoever
+	 * asked (ifi_flags shows IFF_PROMISC only when 'ip link' set it) */
+	__u32 promiscuity;
 	/* bridge device (kind "bridge") */
 	__u32 vlan_filtering;
 	__u32 ageing_time_cs; /* IFLA_BR_AGEING_TIME, centiseconds */
-	__u8 mst;	      /* multiple spanning trees (per-VLAN states) */
+	__u32 br_stp; /* IFLA_BR_STP_STATE: 0 off, 1 kernel, 2 user STP */
+	/* IFLA_BR_FORWARD_DELAY, centiseconds: the one in use (the root
+	 * bridge's, with STP on) */
+	__u32 forward_delay_cs;
+	__u8 mst; /* multiple spanning trees (per-VLAN states) */
 	__u8 nf_call_iptables, nf_call_ip6tables, nf_call_arptables;
 	/* bridge port (IFLA_INFO_SLAVE_KIND "bridge") */
 	int is_port;

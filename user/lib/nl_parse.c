@@ -59,6 +59,7 @@ static struct nla_policy link_policy[IFLA_MAX + 1] = {
 	[IFLA_LINKINFO] = { .type = NLA_NESTED },
 	[IFLA_XDP] = { .type = NLA_NESTED },
 	[IFLA_AF_SPEC] = { .type = NLA_NESTED },
+	[IFLA_PROMISCUITY] = { .type = NLA_U32 },
 };
 
 static struct nla_policy xdp_policy[IFLA_XDP_MAX + 1] = {
@@ -75,6 +76,8 @@ static struct nla_policy info_policy[IFLA_INFO_MAX + 1] = {
 static struct nla_policy br_policy[IFLA_BR_MAX + 1] = {
 	[IFLA_BR_VLAN_FILTERING] = { .type = NLA_U8 },
 	[IFLA_BR_AGEING_TIME] = { .type = NLA_U32 },
+	[IFLA_BR_STP_STATE] = { .type = NLA_U32 },
+	[IFLA_BR_FORWARD_DELAY] = { .type = NLA_U32 },
 	[IFLA_BR_MULTI_BOOLOPT] = { .minlen = sizeof(struct br_boolopt_multi) },
 	[IFLA_BR_NF_CALL_IPTABLES] = { .type = NLA_U8 },
 	[IFLA_BR_NF_CALL_IP6TABLES] = { .type = NLA_U8 },
@@ -117,6 +120,8 @@ int xn_parse_link(const struct nlmsghdr *cnlh, struct xn_link *out)
 	copy_str(out->name, sizeof(out->name), tb[IFLA_IFNAME]);
 	if (tb[IFLA_MASTER])
 		out->master = nla_get_u32(tb[IFLA_MASTER]);
+	if (tb[IFLA_PROMISCUITY])
+		out->promiscuity = nla_get_u32(tb[IFLA_PROMISCUITY]);
 	if (tb[IFLA_MTU])
 		out->mtu = nla_get_u32(tb[IFLA_MTU]);
 	if (tb[IFLA_ADDRESS] && nla_len(tb[IFLA_ADDRESS]) == 6)
@@ -146,6 +151,11 @@ int xn_parse_link(const struct nlmsghdr *cnlh, struct xn_link *out)
 		if (br[IFLA_BR_AGEING_TIME])
 			out->ageing_time_cs =
 				nla_get_u32(br[IFLA_BR_AGEING_TIME]);
+		if (br[IFLA_BR_STP_STATE])
+			out->br_stp = nla_get_u32(br[IFLA_BR_STP_STATE]);
+		if (br[IFLA_BR_FORWARD_DELAY])
+			out->forward_delay_cs =
+				nla_get_u32(br[IFLA_BR_FORWARD_DELAY]);
 		if (br[IFLA_BR_NF_CALL_IPTABLES])
 			out->nf_call_iptables =
 				nla_get_u8(br[IFLA_BR_NF_CALL_IPTABLES]);

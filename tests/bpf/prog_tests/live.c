@@ -2,10 +2,11 @@
 /*
  * The live build reads the ingress device's bridge port state from the
  * kernel on every frame (bpf/xdpnet_live.h): membership in this bridge,
- * STP state, learning, isolated, locked. Here the kernel alone changes
- * (netlink, no map write): the live build follows at once, the portable
- * build keeps deciding from the maps until user space updates them. The
- * egress port is read from the maps in both builds.
+ * STP state, learning, isolated, locked, and whether the bridge is
+ * promiscuous. Here the kernel alone changes (netlink, no map write): the
+ * live build follows at once, the portable build keeps deciding from the
+ * maps until user space updates them. The egress port is read from the
+ * maps in both builds.
  */
 #include "harness.h"
 
@@ -77,6 +78,14 @@ static bool kernel_locked(void)
 static bool b_listening(void)
 {
 	xt_kwant[P_B].state = 1;
+	return true;
+}
+
+/* The bridge promiscuous ('ip link set promisc on', tcpdump, a macvlan):
+ * it hands every frame it forwards to the host as well. */
+static bool bridge_promisc(void)
+{
+	xt_kwant_promisc = true;
 	return true;
 }
 
@@ -157,6 +166,11 @@ static const struct xt_row rows[] = {
 	  BYPASS,
 	  { TC_PASS(ISOLATED), XDP_ON },
 	  .setup = kernel_locked },
+	{ .name = "bridge promiscuous, set by netlink",
+	  { TO_B },
+	  BYPASS,
+	  { TC_PASS(HUB), XDP_ON },
+	  .setup = bridge_promisc },
 	{ .name = "egress port's STP state is the map's",
 	  { TO_B },
 	  BYPASS,
