@@ -27,7 +27,11 @@ static int fdb_kind(const struct xn_link *br, const struct xn_fdb_entry *e,
 	if ((e->flags & NTF_SELF) && e->ifindex != br->ifindex)
 		return -1;
 	memcpy(k->mac, e->mac, 6);
-	k->vid = br->vlan_filtering ? e->vid : 0;
+	/* The bridge's own key, in both filtering modes: without filtering
+	 * it looks up VLAN 0 only, so that an entry of another VLAN (a
+	 * static one 'vlan 1', one learned before filtering went off)
+	 * never answers; the datapath looks up the same key. */
+	k->vid = e->vid;
 	v->ifindex = e->ifindex;
 	v->flags = XDPNET_FDB_SEEDED;
 	if ((e->state & NUD_PERMANENT) || e->ifindex == br->ifindex) {
