@@ -92,6 +92,8 @@ enum xdpnet_port_flags {
 	XDPNET_PORT_VETH = 1 << 5,   /* a veth (else a tap) */
 	XDPNET_PORT_OWN_CLSACT = 1 << 6, /* xdpnet created the clsact qdisc */
 	XDPNET_PORT_XDP_TARGET = 1 << 7, /* may receive XDP redirects (taps) */
+	XDPNET_PORT_TC_EGRESS = 1 << 8,	 /* tc on its egress (a qdisc, filters):
+					    TC redirects only */
 };
 
 /* Why a port is carried by the TC stage only (user space's record). */
@@ -112,6 +114,7 @@ enum xdpnet_hold {
 	XDPNET_HOLD_FILTER, /* a per-port filter (nwfilter, ebtables, ...) */
 	XDPNET_HOLD_BRIDGE, /* the whole bridge: hub mode (ageing_time 0),
 			       MST, or filters between ports */
+	XDPNET_HOLD_TC,	    /* tc filters or actions on its ingress */
 };
 
 /* Why a bridge bypasses nothing (xdpnet_cfg.hold; user space's record). */
@@ -124,6 +127,11 @@ enum xdpnet_bridge_hold {
 	XDPNET_BHOLD_PROMISC, /* the bridge device is promiscuous: it passes
 				 every frame it forwards up to the host too */
 };
+
+/* The TC stage's filter where it hooks through a clsact qdisc: ingress,
+ * kind bpf, this handle and priority (tc filter show calls it "pref"). */
+#define XDPNET_CLSACT_HANDLE 1
+#define XDPNET_CLSACT_PRIO 0xfe58
 
 enum xdpnet_hook {
 	XDPNET_HOOK_TCX = 1,	/* tcx link */

@@ -546,6 +546,43 @@ static void test_unknown_tool(void **state)
 	done(t);
 }
 
+/* tc of a port's own: ingress filters hold the port (the verdict names
+ * it), egress tc keeps XDP redirects out of it; neither is bridge-wide.
+ * Another port's rules still decide for it. */
+static void test_tc(void **state)
+{
+	struct run *t = setup("vnet0,vnet1,vnet2", NETS, "4");
+
+	(void)state;
+	snprintf(t->ports[0].tc_in, sizeof(t->ports[0].tc_in),
+		 "filter matchall");
+	snprintf(t->ports[1].tc_out, sizeof(t->ports[1].tc_out), "qdisc htb");
+	add(t, XN_FILT_IPT4, strdup(IPT("")));
+	analyse(t);
+	assert_int_equal(t->r.verdict, XN_FILT_PORTS);
+	assert_int_equal(t->r.nrules, 0);
+	assert_true(port(t, "vnet0")->filtered);
+	assert_true(port(t, "vnet0")->tc_in);
+	assert_non_null(strstr(port(t, "vnet0")->reason, "filter matchall"));
+	assert_false(port(t, "vnet0")->no_xdp_in);
+	assert_false(port(t, "vnet1")->filtered);
+	assert_true(port(t, "vnet1")->no_xdp_in);
+	assert_non_null(strstr(port(t, "vnet1")->no_xdp_why, "qdisc htb"));
+	assert_false(port(t, "vnet2")->filtered);
+	assert_false(port(t, "vnet2")->no_xdp_in);
+	done(t);
+
+	/* Egress tc alone leaves the verdict clean. */
+	t = setup("vnet0,vnet1", NETS, "4");
+	snprintf(t->ports[1].tc_out, sizeof(t->ports[1].tc_out),
+		 "egress filter bpf");
+	add(t, XN_FILT_IPT4, strdup(IPT("")));
+	analyse(t);
+	assert_int_equal(t->r.verdict, XN_FILT_CLEAN);
+	assert_true(port(t, "vnet1")->no_xdp_in);
+	done(t);
+}
+
 static void test_json(void **state)
 {
 	char err[128];
@@ -588,6 +625,7 @@ int main(void)
 		cmocka_unit_test(test_nft_ingress_devices),
 		cmocka_unit_test(test_inline),
 		cmocka_unit_test(test_unknown_tool),
+		cmocka_unit_test(test_tc),
 		cmocka_unit_test(test_json),
 	};
 

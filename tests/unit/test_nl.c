@@ -53,6 +53,7 @@
 #include <linux/if_bridge.h>
 #include <linux/if_link.h>
 #include <linux/neighbour.h>
+#include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 #include <cmocka.h>
 #include "lib/nl.h"
@@ -1231,6 +1232,70 @@ static void test_vlans_invalid(void **state)
 
 /* ---- malformed messages ---- */
 
+/* xn_parse_tc: messages built to tc_fill_qdisc's and tcf_fill_node's
+ * layout (net/sched/sch_api.c, cls_api.c): a tcmsg, then TCA_KIND. */
+static void test_tc_objects(void **state)
+{
+	struct tcmsg q = { .tcm_family = AF_UNSPEC,
+			   .tcm_ifindex = 5,
+			   .tcm_handle = 0x80010000,
+			   .tcm_parent = TC_H_ROOT };
+	struct tcmsg f = { .tcm_family = AF_UNSPEC,
+			   .tcm_ifindex = 6,
+			   .tcm_handle = 0x800,
+			   .tcm_parent = 0xfffffff2,
+			   .tcm_info = (49152U << 16) | 0x0300 };
+	struct xn_tc_obj o;
+	struct gbuf g;
+	struct mb m;
+
+	(void)state;
+	mb_init(&m, RTM_NEWQDISC, &q, sizeof(q));
+	mb_put(&m, TCA_KIND, "htb", 4);
+	mb_msg(&m);
+	memset(&o, 0xa5, sizeof(o));
+	assert_int_equal(xn_parse_tc(gcopy(&g, m.b, m.len, NLMSG_HDRLEN), &o),
+			 0);
+	gfree(&g);
+	assert_int_equal(o.ifindex, 5);
+	assert_int_equal(o.handle, 0x80010000);
+	assert_int_equal(o.parent, TC_H_ROOT);
+	assert_int_equal(o.prio, 0);
+	assert_string_equal(o.kind, "htb");
+
+	mb_init(&m, RTM_NEWTFILTER, &f, sizeof(f));
+	mb_put(&m, TCA_KIND, "u32", 4);
+	mb_msg(&m);
+	assert_int_equal(xn_parse_tc(gcopy(&g, m.b, m.len, NLMSG_HDRLEN), &o),
+			 0);
+	gfree(&g);
+	assert_int_equal(o.ifindex, 6);
+	assert_int_equal(o.handle, 0x800);
+	assert_int_equal(o.parent, 0xfffffff2);
+	assert_int_equal(o.prio, 49152);
+	assert_int_equal(o.proto, 0x0300);
+	assert_string_equal(o.kind, "u32");
+
+	/* no kind: an empty one */
+	mb_init(&m, RTM_NEWQDISC, &q, sizeof(q));
+	mb_msg(&m);
+	assert_int_equal(xn_parse_tc(gcopy(&g, m.b, m.len, NLMSG_HDRLEN), &o),
+			 0);
+	gfree(&g);
+	assert_string_equal(o.kind, "");
+	/* another kind of message; one too short for its tcmsg */
+	mb_init(&m, RTM_NEWLINK, &q, sizeof(q));
+	mb_msg(&m);
+	assert_int_equal(xn_parse_tc(gcopy(&g, m.b, m.len, NLMSG_HDRLEN), &o),
+			 1);
+	gfree(&g);
+	mb_init(&m, RTM_NEWQDISC, &q, 8);
+	mb_msg(&m);
+	assert_int_equal(xn_parse_tc(gcopy(&g, m.b, m.len, NLMSG_HDRLEN), &o),
+			 -EINVAL);
+	gfree(&g);
+}
+
 static void test_wrong_type(void **state)
 {
 	struct xn_fdb_entry e;
@@ -1644,6 +1709,7 @@ int main(void)
 		cmocka_unit_test(test_vlans_range_flags),
 		cmocka_unit_test(test_vlans_af_unspec),
 		cmocka_unit_test(test_vlans_invalid),
+		cmocka_unit_test(test_tc_objects),
 		cmocka_unit_test(test_wrong_type),
 		cmocka_unit_test(test_fdb_other_family),
 		cmocka_unit_test(test_fdb_bad_lladdr),

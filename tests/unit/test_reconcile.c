@@ -58,7 +58,7 @@ struct port_case {
 	const char *kind;
 	/* changes to the default port */
 	int not_port, other_master, down, no_carrier, no_learning, isolated,
-		locked, filtered;
+		locked, filtered, tc_in, tc_out;
 	int state; /* stp_state + 1; 0: forwarding */
 	/* want */
 	int carried;
@@ -72,6 +72,7 @@ struct port_case {
 #define TGT XDPNET_PORT_XDP_TARGET
 #define ISO XDPNET_PORT_ISOLATED
 #define LCK XDPNET_PORT_LOCKED
+#define TCE XDPNET_PORT_TC_EGRESS
 
 static const struct port_case port_cases[] = {
 	/* carried: taps and veths of this bridge */
@@ -102,6 +103,15 @@ static const struct port_case port_cases[] = {
 	  .flags = LRN | VETH, .hold = XDPNET_HOLD_FILTER },
 	{ "tap under a filter, isolated", "tun", .filtered = 1, .isolated = 1,
 	  .carried = 1, .flags = LRN | ISO, .hold = XDPNET_HOLD_FILTER },
+	/* tc on its ingress holds it; on its egress no XDP redirect in */
+	{ "tap with tc ingress filters", "tun", .tc_in = 1, .carried = 1,
+	  .flags = LRN, .hold = XDPNET_HOLD_TC },
+	{ "tap with an egress qdisc", "tun", .tc_out = 1, .carried = 1,
+	  .flags = FWD | LRN | TCE },
+	{ "veth with tc on both sides", "veth", .tc_in = 1, .tc_out = 1,
+	  .carried = 1, .flags = LRN | VETH | TCE, .hold = XDPNET_HOLD_TC },
+	{ "tap filtered and tc ingress: filter first", "tun", .filtered = 1,
+	  .tc_in = 1, .carried = 1, .flags = LRN, .hold = XDPNET_HOLD_FILTER },
 	/* the first reason wins: down, state, locked, filter */
 	{ "down and blocking and locked", "tun", .down = 1,
 	  .state = BLOCKING + 1, .locked = 1, .filtered = 1, .carried = 1,
@@ -127,12 +137,18 @@ static void test_port_want(void **state)
 {
 	static const __u32 filtered[] = { 4, 9, 12 };
 	static const __u32 others[] = { 4, 12 };
+	static const __u32 tc_others[] = { 3 };
 	unsigned int i;
 
 	(void)state;
 	for (i = 0; i < ARRAY_SIZE(port_cases); i++) {
 		const struct port_case *c = &port_cases[i];
-		struct xn_policy pol = { .filtered = others, .nfiltered = 2 };
+		struct xn_policy pol = { .filtered = others,
+					 .nfiltered = 2,
+					 .tc_in = tc_others,
+					 .ntc_in = 1,
+					 .no_xdp = tc_others,
+					 .nno_xdp = 1 };
 		struct xn_link l = port(c->kind);
 		struct xdpnet_port out, want = {};
 		int rc;
@@ -154,6 +170,14 @@ static void test_port_want(void **state)
 		if (c->filtered) {
 			pol.filtered = filtered;
 			pol.nfiltered = ARRAY_SIZE(filtered);
+		}
+		if (c->tc_in) {
+			pol.tc_in = filtered;
+			pol.ntc_in = ARRAY_SIZE(filtered);
+		}
+		if (c->tc_out) {
+			pol.no_xdp = filtered;
+			pol.nno_xdp = ARRAY_SIZE(filtered);
 		}
 		memset(&out, 0xa5, sizeof(out));
 		rc = xn_port_want(&bridge, &l, &pol, &out);

@@ -18,12 +18,12 @@ static int port_kind_ok(const struct xn_link *l)
 	return !strcmp(l->kind, "tun") || !strcmp(l->kind, "veth");
 }
 
-static int filtered(const struct xn_policy *pol, __u32 ifindex)
+static int listed(const __u32 *list, int n, __u32 ifindex)
 {
 	int i;
 
-	for (i = 0; pol && i < pol->nfiltered; i++)
-		if (pol->filtered[i] == ifindex)
+	for (i = 0; i < n; i++)
+		if (list[i] == ifindex)
 			return 1;
 	return 0;
 }
@@ -50,13 +50,20 @@ int xn_port_want(const struct xn_link *br, const struct xn_link *l,
 		out->hold = XDPNET_HOLD_STATE;
 	else if (l->locked)
 		out->hold = XDPNET_HOLD_LOCKED;
-	else if (filtered(pol, l->ifindex))
+	else if (pol && listed(pol->filtered, pol->nfiltered, l->ifindex))
 		out->hold = XDPNET_HOLD_FILTER;
+	else if (pol && listed(pol->tc_in, pol->ntc_in, l->ifindex))
+		out->hold = XDPNET_HOLD_TC;
 	if (!out->hold)
 		out->flags |= XDPNET_PORT_FWD;
+	/* tc on its egress: a TC redirect passes through it, an XDP one
+	 * would not. */
+	if (pol && listed(pol->no_xdp, pol->nno_xdp, l->ifindex))
+		out->flags |= XDPNET_PORT_TC_EGRESS;
 	/* A tap takes XDP redirects (tun_xdp_xmit); a veth only with NAPI
 	 * on its peer, which xdpnet cannot know. */
-	if (!(out->flags & XDPNET_PORT_VETH) && !out->hold)
+	if (!(out->flags & (XDPNET_PORT_VETH | XDPNET_PORT_TC_EGRESS)) &&
+	    !out->hold)
 		out->flags |= XDPNET_PORT_XDP_TARGET;
 	return 1;
 }

@@ -22,6 +22,13 @@ struct xn_policy {
 	/* Ports under per-port filters (nwfilter, ebtables, ...). */
 	const __u32 *filtered;
 	int nfiltered;
+	/* Ports with tc filters or actions on their ingress. */
+	const __u32 *tc_in;
+	int ntc_in;
+	/* Ports whose egress has tc of its own (a qdisc, filters): no XDP
+	 * redirect into them. */
+	const __u32 *no_xdp;
+	int nno_xdp;
 	/* The filter analysis behind it (user/policy.c's), or NULL. */
 	struct xn_filt_report *report;
 };

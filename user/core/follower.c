@@ -14,7 +14,8 @@
  * deleted it removes every hook and pin, and exits.
  *
  * The host's filters (user/policy.c) are read again whenever nftables
- * changes (iptables-nft and ebtables-nft included: NFNLGRP_NFTABLES),
+ * changes (iptables-nft and ebtables-nft included: NFNLGRP_NFTABLES) or
+ * tc does (a qdisc or filter of any device: RTNLGRP_TC),
  * before a port joins the datapath (libvirt instantiates a VM's nwfilter
  * around the time its tap joins the bridge), on SIGHUP and with the
  * backstop; legacy iptables changes raise no event and are seen by the
@@ -68,6 +69,7 @@ struct batch {
 	__u32 bridge;
 	int port_idx; /* the datapath's ifindex -> slot map */
 	int newcomer; /* a port of the bridge not carried yet */
+	int tc;	      /* a qdisc or tc filter changed: read the filters */
 	int full;     /* reconcile everything */
 	int gone;     /* the bridge was deleted */
 	int n;	      /* links to reconcile */
@@ -140,6 +142,14 @@ static int on_event(const struct nlmsghdr *nlh, void *arg)
 		}
 		b->fdb[b->nfdb].e = e;
 		b->fdb[b->nfdb++].deleted = nlh->nlmsg_type == RTM_DELNEIGH;
+		return 0;
+	case RTM_NEWQDISC:
+	case RTM_DELQDISC:
+	case RTM_NEWTFILTER:
+	case RTM_DELTFILTER:
+		/* On any device: a port's ifindex is cheap to miss here, and
+		 * a read of the filters is idempotent. */
+		b->tc = 1;
 		return 0;
 	case RTM_NEWVLAN:
 	case RTM_DELVLAN:
@@ -384,7 +394,9 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 					"resyncing",
 					bridge);
 				b->full = 1;
+				filters = 1;
 			}
+			filters |= b->tc;
 		}
 		if (hup_sig || xn_mono_s() >= next_backstop) {
 			b->full = 1;

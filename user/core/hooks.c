@@ -18,9 +18,6 @@
 #define BPF_TCX_INGRESS 46
 #endif
 
-#define TC_CLSACT_HANDLE 1
-#define TC_CLSACT_PRIO 0xfe58
-
 __u32 xn_prog_id(int fd)
 {
 	struct bpf_prog_info info = {};
@@ -104,11 +101,11 @@ static int hook_clsact(struct xn_state *s, struct xdpnet_port *port)
 {
 	DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = port->ifindex,
 			    .attach_point = BPF_TC_INGRESS);
-	DECLARE_LIBBPF_OPTS(bpf_tc_opts, q, .handle = TC_CLSACT_HANDLE,
-			    .priority = TC_CLSACT_PRIO);
-	DECLARE_LIBBPF_OPTS(bpf_tc_opts, opts, .handle = TC_CLSACT_HANDLE,
-			    .priority = TC_CLSACT_PRIO, .prog_fd = s->prog_tc,
-			    .flags = BPF_TC_F_REPLACE);
+	DECLARE_LIBBPF_OPTS(bpf_tc_opts, q, .handle = XDPNET_CLSACT_HANDLE,
+			    .priority = XDPNET_CLSACT_PRIO);
+	DECLARE_LIBBPF_OPTS(bpf_tc_opts, opts, .handle = XDPNET_CLSACT_HANDLE,
+			    .priority = XDPNET_CLSACT_PRIO,
+			    .prog_fd = s->prog_tc, .flags = BPF_TC_F_REPLACE);
 	int err;
 
 	/* Already there with the current program? */
@@ -164,8 +161,8 @@ void xn_unhook_clsact(__u32 ifindex, int destroy)
 {
 	DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
 			    .attach_point = BPF_TC_INGRESS);
-	DECLARE_LIBBPF_OPTS(bpf_tc_opts, q, .handle = TC_CLSACT_HANDLE,
-			    .priority = TC_CLSACT_PRIO);
+	DECLARE_LIBBPF_OPTS(bpf_tc_opts, q, .handle = XDPNET_CLSACT_HANDLE,
+			    .priority = XDPNET_CLSACT_PRIO);
 
 	if (!bpf_tc_query(&hook, &q)) {
 		q.prog_id = q.prog_fd = q.flags = 0;

@@ -96,6 +96,7 @@ static const char *const holds[][2] = {
 	[XDPNET_HOLD_LOCKED] = { "locked", "a locked port" },
 	[XDPNET_HOLD_FILTER] = { "filter", "under a per-port filter" },
 	[XDPNET_HOLD_BRIDGE] = { "bridge", "the bridge bypasses nothing" },
+	[XDPNET_HOLD_TC] = { "tc", "tc filters or actions on its ingress" },
 };
 
 const char *xn_hold_text(__u32 hold)

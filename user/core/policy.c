@@ -9,13 +9,32 @@
 #include "filters/filters.h"
 #include "core/policy.h"
 
+enum which { FILTERED, TC_IN, NO_XDP_IN };
+
+/* The ifindexes of the report's ports of one kind; malloc'ed, or NULL. */
+static const __u32 *ports_where(const struct xn_filt_report *r, enum which w,
+				int *n)
+{
+	__u32 *out = calloc(r->nports + 1, sizeof(*out));
+	int i;
+
+	*n = 0;
+	for (i = 0; out && i < r->nports; i++) {
+		const struct xn_filt_port *p = &r->ports[i];
+
+		if (w == FILTERED ? p->filtered && !p->tc_in
+		    : w == TC_IN  ? p->tc_in
+				  : p->no_xdp_in)
+			out[(*n)++] = p->ifindex;
+	}
+	return out;
+}
+
 int xn_policy_read(const struct xn_link *br, int bypass_filters,
 		   struct xn_policy *pol)
 {
 	struct xn_filt_report *r;
 	struct xn_filt_live live;
-	__u32 *held = NULL;
-	int i, n = 0;
 
 	memset(pol, 0, sizeof(*pol));
 	r = calloc(1, sizeof(*r));
@@ -31,13 +50,9 @@ int xn_policy_read(const struct xn_link *br, int bypass_filters,
 		return XN_ERR;
 	}
 	xn_filt_live_free(&live);
-	if (r->nports)
-		held = calloc(r->nports, sizeof(*held));
-	for (i = 0; held && i < r->nports; i++)
-		if (r->ports[i].filtered)
-			held[n++] = r->ports[i].ifindex;
-	pol->filtered = held;
-	pol->nfiltered = n;
+	pol->filtered = ports_where(r, FILTERED, &pol->nfiltered);
+	pol->tc_in = ports_where(r, TC_IN, &pol->ntc_in);
+	pol->no_xdp = ports_where(r, NO_XDP_IN, &pol->nno_xdp);
 	if (!bypass_filters && r->verdict == XN_FILT_MATCH)
 		pol->bridge_hold = XDPNET_BHOLD_FILTERS;
 	else if (!bypass_filters && r->verdict == XN_FILT_UNKNOWN)
@@ -95,12 +110,18 @@ const char *xn_policy_summary(const struct xn_policy *pol)
 	return buf;
 }
 
+static int lists_differ(const __u32 *a, int na, const __u32 *b, int nb)
+{
+	return na != nb || (na && memcmp(a, b, na * sizeof(*a)));
+}
+
 int xn_policy_differs(const struct xn_policy *a, const struct xn_policy *b)
 {
 	return a->bridge_hold != b->bridge_hold ||
-	       a->nfiltered != b->nfiltered ||
-	       (a->nfiltered && memcmp(a->filtered, b->filtered,
-				       a->nfiltered * sizeof(*a->filtered)));
+	       lists_differ(a->filtered, a->nfiltered, b->filtered,
+			    b->nfiltered) ||
+	       lists_differ(a->tc_in, a->ntc_in, b->tc_in, b->ntc_in) ||
+	       lists_differ(a->no_xdp, a->nno_xdp, b->no_xdp, b->nno_xdp);
 }
 
 void xn_policy_free(struct xn_policy *pol)
@@ -110,5 +131,7 @@ void xn_policy_free(struct xn_policy *pol)
 		free(pol->report);
 	}
 	free((void *)pol->filtered);
+	free((void *)pol->tc_in);
+	free((void *)pol->no_xdp);
 	memset(pol, 0, sizeof(*pol));
 }

@@ -24,6 +24,10 @@
  * it and accepts (libvirt's "-i virbr0 -o virbr0 -j ACCEPT") ends the walk
  * of its chain: what follows cannot see the frame.
  *
+ * tc of a port's own (filters/tc.c): filters on its ingress make it a
+ * filtered port; a qdisc or filters on its egress keep XDP redirects out
+ * of it (TC redirects pass through them).
+ *
  * Judged without looking at the frame: ports; addresses against the
  * bridge's subnets (vm_nets); marks (bypassed frames carry mark 0: a rule
  * that sets one counts itself); "addrtype LOCAL" or "fib daddr type local"
@@ -299,6 +303,25 @@ int xn_filt_analyse(const struct xn_filt_input *in, struct xn_filt_report *r)
 		snprintf(r->ports[i].name, sizeof(r->ports[i].name), "%s",
 			 in->ports[i].name);
 		r->ports[i].ifindex = in->ports[i].ifindex;
+	}
+	for (i = 0; i < in->nports; i++) {
+		const struct xn_filt_port_id *p = &in->ports[i];
+		struct xn_filt_port *o = &r->ports[i];
+
+		if (p->tc_in[0]) {
+			o->filtered = o->tc_in = 1;
+			snprintf(o->reason, sizeof(o->reason),
+				 "tc on its ingress (%s): a bypass from it "
+				 "would skip them",
+				 p->tc_in);
+		}
+		if (p->tc_out[0]) {
+			o->no_xdp_in = 1;
+			snprintf(o->no_xdp_why, sizeof(o->no_xdp_why),
+				 "tc on its egress (%s): an XDP redirect into "
+				 "it would skip them",
+				 p->tc_out);
+		}
 	}
 	if (in->unknown && in->unknown[0])
 		unknown(r, in->unknown);

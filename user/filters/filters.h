@@ -36,6 +36,12 @@ struct xn_filt_text {
 struct xn_filt_port_id {
 	char name[IF_NAMESIZE];
 	int ifindex;
+	/* tc of the port's own (filters/tc.c; "" none): its ingress filters
+	 * ("u32, matchall"), which a bypass from it would skip; and what its
+	 * egress has ("qdisc htb, egress filters bpf"), which the TC stage's
+	 * redirect into it passes through and an XDP redirect skips. */
+	char tc_in[96];
+	char tc_out[96];
 };
 
 struct xn_filt_input {
@@ -67,7 +73,10 @@ struct xn_filt_port {
 	char name[IF_NAMESIZE];
 	int ifindex;
 	int filtered;	  /* under a per-port filter: keep on the bridge */
+	int tc_in;	  /* ... which is tc on its ingress */
 	char reason[256]; /* for status: the rule that names the port */
+	int no_xdp_in;	  /* tc on its egress: no XDP redirect into it */
+	char no_xdp_why[160];
 };
 
 struct xn_filt_rule {
@@ -91,8 +100,8 @@ void xn_filt_report_free(struct xn_filt_report *r);
 const char *xn_filt_verdict_name(enum xn_filt_verdict v);
 
 /* Text (one item a line: "bridge B verdict V", "unknown WHY",
- * "port P filtered: REASON" or "port P bypassable", "rule TEXT" and
- * "  why: WHY") or one JSON object. */
+ * "port P filtered: REASON" or "port P bypassable", "port P no XDP
+ * redirects in: WHY", "rule TEXT" and "  why: WHY") or one JSON object. */
 void xn_filt_print(FILE *f, const char *bridge, const struct xn_filt_report *r,
 		   int json);
 
@@ -106,10 +115,15 @@ struct xn_filt_live {
 	char unknown[512];
 };
 
-/* Reads ports (the bridge's tap/veth and other ports), the br_netfilter
- * sysctls and the bridge's nf_call_* options, its addresses (vm_nets), and
- * runs the save tools. A tool that is missing or fails is named in
- * live->unknown (the analysis then says XN_FILT_UNKNOWN). Returns 0, or -1
+/* tc on each of in->ports (tc_in, tc_out), through netlink. A dump that
+ * fails is named in unknown (len bytes), appended. */
+void xn_filt_read_tc(struct xn_filt_port_id *ports, int n, char *unknown,
+		     size_t len);
+
+/* Reads ports (the bridge's tap/veth and other ports) and their tc, the
+ * br_netfilter sysctls and the bridge's nf_call_* options, its addresses
+ * (vm_nets), and runs the save tools. A tool that is missing or fails is named
+ * in live->unknown (the analysis then says XN_FILT_UNKNOWN). Returns 0, or -1
  * if the bridge does not exist. */
 int xn_filt_read_live(const char *bridge, struct xn_filt_live *live);
 void xn_filt_live_free(struct xn_filt_live *live);

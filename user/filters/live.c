@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Reads what user/filters.c judges from the running system, in the caller's
- * network namespace: the bridge's ports and addresses, br_netfilter's
+ * network namespace: the bridge's ports, their tc (filters/tc.c) and
+ * addresses, br_netfilter's
  * switches, and the rule sets as the save tools and `nft -j list ruleset`
  * print them. Tools for the IP layers are only run when bridged frames
  * reach those layers. A tool that is missing or fails is named in
@@ -263,6 +264,7 @@ static int read_ports(struct xn_filt_live *L, __u32 bridge_ifindex)
 	free(ports);
 	L->in.ports = L->ports;
 	L->in.nports = n;
+	xn_filt_read_tc(L->ports, n, L->unknown, sizeof(L->unknown));
 	return 0;
 }
 

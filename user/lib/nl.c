@@ -56,44 +56,22 @@ static int dump_valid(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
-/*
- * One request and its answer. family/type select the dump; ifindex != 0
- * asks for one link (RTM_GETLINK) instead of a dump; extmask adds
- * IFLA_EXT_MASK.
- */
-static int xn_nl_dump(int type, int family, __u32 ifindex, __u32 extmask,
-		      int (*cb)(const struct nlmsghdr *, void *), void *arg)
+/* Sends msg (and frees it), hands each message of the answer to cb. */
+static int nl_exchange(struct nl_msg *msg,
+		       int (*cb)(const struct nlmsghdr *, void *), void *arg)
 {
 	struct dump_ctx d = { .cb = cb, .arg = arg };
 	struct nl_sock *sk;
-	struct nl_msg *msg;
 	int err;
 
 	sk = nl_socket_alloc();
-	if (!sk)
+	if (!sk) {
+		nlmsg_free(msg);
 		return -ENOMEM;
+	}
 	err = nl_connect(sk, NETLINK_ROUTE);
 	if (err < 0)
-		goto out_sock;
-	msg = nlmsg_alloc_simple(type, ifindex ? 0 : NLM_F_DUMP);
-	if (!msg) {
-		err = -ENOMEM;
-		goto out_sock;
-	}
-	if (type == RTM_GETNEIGH) {
-		struct ndmsg ndm = { .ndm_family = family };
-
-		err = nlmsg_append(msg, &ndm, sizeof(ndm), NLMSG_ALIGNTO);
-	} else {
-		struct ifinfomsg ifi = { .ifi_family = family,
-					 .ifi_index = ifindex };
-
-		err = nlmsg_append(msg, &ifi, sizeof(ifi), NLMSG_ALIGNTO);
-		if (!err && extmask)
-			err = nla_put_u32(msg, IFLA_EXT_MASK, extmask);
-	}
-	if (err < 0)
-		goto out_msg;
+		goto out;
 	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, dump_valid, &d);
 	err = nl_send_auto(sk, msg);
 	if (err >= 0)
@@ -102,11 +80,51 @@ static int xn_nl_dump(int type, int family, __u32 ifindex, __u32 extmask,
 		err = nle_errno(err);
 	else
 		err = d.err;
-out_msg:
+out:
 	nlmsg_free(msg);
-out_sock:
 	nl_socket_free(sk);
 	return err;
+}
+
+/*
+ * One request and its answer. family/type select the dump; ifindex != 0
+ * asks for one link (RTM_GETLINK) instead of a dump; extmask adds
+ * IFLA_EXT_MASK. tc dumps (RTM_GETQDISC, RTM_GETTFILTER): ifindex is the
+ * device (0: all, qdiscs only), extmask the filters' parent.
+ */
+static int xn_nl_dump(int type, int family, __u32 ifindex, __u32 extmask,
+		      int (*cb)(const struct nlmsghdr *, void *), void *arg)
+{
+	int tc = type == RTM_GETQDISC || type == RTM_GETTFILTER;
+	struct nl_msg *msg;
+	int err;
+
+	msg = nlmsg_alloc_simple(type, ifindex && !tc ? 0 : NLM_F_DUMP);
+	if (!msg)
+		return -ENOMEM;
+	if (type == RTM_GETNEIGH) {
+		struct ndmsg ndm = { .ndm_family = family };
+
+		err = nlmsg_append(msg, &ndm, sizeof(ndm), NLMSG_ALIGNTO);
+	} else if (tc) {
+		struct tcmsg t = { .tcm_family = family,
+				   .tcm_ifindex = ifindex,
+				   .tcm_parent = extmask };
+
+		err = nlmsg_append(msg, &t, sizeof(t), NLMSG_ALIGNTO);
+	} else {
+		struct ifinfomsg ifi = { .ifi_family = family,
+					 .ifi_index = ifindex };
+
+		err = nlmsg_append(msg, &ifi, sizeof(ifi), NLMSG_ALIGNTO);
+		if (!err && extmask)
+			err = nla_put_u32(msg, IFLA_EXT_MASK, extmask);
+	}
+	if (err < 0) {
+		nlmsg_free(msg);
+		return -ENOMEM;
+	}
+	return nl_exchange(msg, cb, arg);
 }
 
 struct vec {
@@ -339,7 +357,8 @@ int xn_events_open(void)
 	struct sockaddr_nl sa = {
 		.nl_family = AF_NETLINK,
 		.nl_groups = (1U << (RTNLGRP_LINK - 1)) |
-			     (1U << (RTNLGRP_NEIGH - 1)),
+			     (1U << (RTNLGRP_NEIGH - 1)) |
+			     (1U << (RTNLGRP_TC - 1)),
 	};
 	int fd, sz = 8 << 20;
 
@@ -387,6 +406,34 @@ int xn_events_read(int fd, int (*cb)(const struct nlmsghdr *nlh, void *arg),
 				return err;
 		}
 	}
+}
+
+static int tc_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct vec *v = arg;
+	struct xn_tc_obj o, *p;
+	int rc = xn_parse_tc(nlh, &o);
+
+	if (rc)
+		return rc < 0 ? rc : 0;
+	p = vec_push(v);
+	if (!p)
+		return -ENOMEM;
+	*p = o;
+	return 0;
+}
+
+int xn_dump_qdiscs(struct xn_tc_obj **out, int *n)
+{
+	return dump_vec(RTM_GETQDISC, AF_UNSPEC, 0, 0, tc_cb, sizeof(**out), 0,
+			(void **)out, n);
+}
+
+int xn_dump_tfilters(__u32 ifindex, __u32 parent, struct xn_tc_obj **out,
+		     int *n)
+{
+	return dump_vec(RTM_GETTFILTER, AF_UNSPEC, ifindex, parent, tc_cb,
+			sizeof(**out), 0, (void **)out, n);
 }
 
 static int port_stats_cb(const struct nlmsghdr *nlh, void *arg)

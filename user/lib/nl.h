@@ -59,6 +59,20 @@ int xn_parse_fdb(const struct nlmsghdr *nlh, struct xn_fdb_entry *out);
  * entries into out (ranges expanded); returns the count or -EINVAL. */
 int xn_parse_vlans(const struct nlmsghdr *nlh, struct xn_vlan *out, int max);
 
+/* A qdisc (RTM_NEWQDISC) or a tc filter (RTM_NEWTFILTER) of a device. */
+struct xn_tc_obj {
+	__u32 ifindex;
+	__u32 handle;  /* qdisc 8001:0 (0: one the kernel made), filter's */
+	__u32 parent;  /* TC_H_ROOT, TC_H_INGRESS, a class, or a block */
+	__u16 prio;    /* filters: priority */
+	__u16 proto;   /* filters: protocol (network order) */
+	char kind[16]; /* TCA_KIND: "htb", "clsact", "u32", "bpf", ... */
+};
+
+/* RTM_NEWQDISC / RTM_NEWTFILTER: 0, -EINVAL if malformed, 1 if another
+ * kind of message. */
+int xn_parse_tc(const struct nlmsghdr *nlh, struct xn_tc_obj *out);
+
 /* Device counters of a link (IFLA_STATS64). */
 struct xn_link_stats {
 	__u64 rx_packets;
@@ -93,10 +107,16 @@ int xn_fdb_get(__u32 bridge_ifindex, const __u8 *mac, __u16 vid,
 	       struct xn_fdb_entry *out);
 /* The VLANs of one port. */
 int xn_port_vlans(__u32 ifindex, struct xn_vlan **out, int *n);
+/* Every qdisc of this network namespace. */
+int xn_dump_qdiscs(struct xn_tc_obj **out, int *n);
+/* The filters of a device's block at parent: TC_H_MAKE(TC_H_CLSACT,
+ * TC_H_MIN_INGRESS) (ingress or clsact qdisc) or ..._EGRESS (clsact). */
+int xn_dump_tfilters(__u32 ifindex, __u32 parent, struct xn_tc_obj **out,
+		     int *n);
 
 /*
- * Netlink notifications (RTNLGRP_LINK and RTNLGRP_NEIGH): a socket to poll,
- * and a reader that hands each message to cb. xn_events_read returns 0,
+ * Netlink notifications (RTNLGRP_LINK, RTNLGRP_NEIGH, RTNLGRP_TC): a socket to
+ * poll, and a reader that hands each message to cb. xn_events_read returns 0,
  * -ENOBUFS when the kernel dropped notifications (the caller must re-read
  * everything), or another negative errno.
  */

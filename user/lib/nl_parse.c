@@ -10,6 +10,7 @@
 #include <linux/if_bridge.h>
 #include <linux/if_link.h>
 #include <linux/neighbour.h>
+#include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 #include <netlink/netlink.h>
 #include <netlink/msg.h>
@@ -266,6 +267,33 @@ int xn_parse_vlans(const struct nlmsghdr *cnlh, struct xn_vlan *out, int max)
 		begin = 0;
 	}
 	return n;
+}
+
+static struct nla_policy tc_policy[TCA_MAX + 1] = {
+	[TCA_KIND] = { .type = NLA_STRING },
+};
+
+int xn_parse_tc(const struct nlmsghdr *cnlh, struct xn_tc_obj *out)
+{
+	struct nlmsghdr *nlh = (struct nlmsghdr *)cnlh;
+	struct nlattr *tb[TCA_MAX + 1];
+	struct tcmsg *t;
+
+	if (nlh->nlmsg_type != RTM_NEWQDISC && nlh->nlmsg_type != RTM_NEWTFILTER)
+		return 1;
+	if (parse_msg(nlh, sizeof(*t), tb, TCA_MAX, tc_policy))
+		return -EINVAL;
+	t = nlmsg_data(nlh);
+	memset(out, 0, sizeof(*out));
+	out->ifindex = t->tcm_ifindex;
+	out->handle = t->tcm_handle;
+	out->parent = t->tcm_parent;
+	if (nlh->nlmsg_type == RTM_NEWTFILTER) {
+		out->prio = TC_H_MAJ(t->tcm_info) >> 16;
+		out->proto = TC_H_MIN(t->tcm_info);
+	}
+	copy_str(out->kind, sizeof(out->kind), tb[TCA_KIND]);
+	return 0;
 }
 
 static struct nla_policy stats_policy[IFLA_MAX + 1] = {

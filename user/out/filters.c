@@ -22,6 +22,8 @@ static void print_json(FILE *f, const char *bridge,
 		xn_jw_kint(&w, "ifindex", r->ports[i].ifindex);
 		xn_jw_kbool(&w, "filtered", r->ports[i].filtered);
 		xn_jw_kstr(&w, "reason", r->ports[i].reason);
+		xn_jw_kbool(&w, "no_xdp_in", r->ports[i].no_xdp_in);
+		xn_jw_kstr(&w, "no_xdp_why", r->ports[i].no_xdp_why);
 		xn_jw_obj_end(&w);
 	}
 	xn_jw_arr_end(&w);
@@ -38,7 +40,8 @@ static void print_json(FILE *f, const char *bridge,
 }
 
 /* Text: "verdict V", "unknown WHY", "port NAME filtered|bypassable
- * [REASON]", "rule TEXT" then "  why: WHY". */
+ * [REASON]" (and "port NAME no XDP redirects in: WHY"), "rule TEXT" then
+ * "  why: WHY". */
 void xn_filt_print(FILE *f, const char *bridge, const struct xn_filt_report *r,
 		   int json)
 {
@@ -52,10 +55,14 @@ void xn_filt_print(FILE *f, const char *bridge, const struct xn_filt_report *r,
 		xn_filt_verdict_name(r->verdict));
 	if (r->unknown[0])
 		fprintf(f, "unknown %s\n", r->unknown);
-	for (i = 0; i < r->nports; i++)
+	for (i = 0; i < r->nports; i++) {
 		fprintf(f, "port %s %s%s%s\n", r->ports[i].name,
 			r->ports[i].filtered ? "filtered" : "bypassable",
 			r->ports[i].filtered ? ": " : "", r->ports[i].reason);
+		if (r->ports[i].no_xdp_in)
+			fprintf(f, "port %s no XDP redirects in: %s\n",
+				r->ports[i].name, r->ports[i].no_xdp_why);
+	}
 	for (i = 0; i < r->nrules; i++)
 		fprintf(f, "rule %s\n  why: %s\n", r->rules[i].text,
 			r->rules[i].why);

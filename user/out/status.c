@@ -21,6 +21,7 @@ static void port_json(struct xn_jw *w, const struct xn_port_row *p)
 	xn_jw_kbool(w, "xdp", p->port.flags & XDPNET_PORT_XDP);
 	xn_jw_kstr(w, "tc_reason", xn_tc_reason_text(p->port.tc_reason));
 	xn_jw_kbool(w, "xdp_target", p->port.flags & XDPNET_PORT_XDP_TARGET);
+	xn_jw_kbool(w, "tc_egress", p->port.flags & XDPNET_PORT_TC_EGRESS);
 	xn_jw_kstr(w, "hook", xn_hook_name(p->port.hook));
 	xn_jw_kuint(w, "tc_prog_id", p->tc_prog_id);
 	xn_jw_kuint(w, "xdp_prog_id", p->xdp_prog_id);
@@ -76,6 +77,10 @@ static void print_port_text(FILE *f, const struct xn_port_row *p)
 	if (p->port.hold)
 		fprintf(f, "\n    held on the bridge: %s",
 			xn_hold_text(p->port.hold));
+	if (p->port.flags & XDPNET_PORT_TC_EGRESS)
+		fprintf(f, "\n    no XDP redirects into it: tc on its egress "
+			   "(a qdisc or filters; TC redirects pass through "
+			   "them)");
 	fprintf(f,
 		"\n    bypass: xdp %llu pkts, tc %llu pkts; into port %llu pkts;"
 		" to bridge %llu pkts; xdp->tc %llu; drops %llu\n",
