@@ -44,7 +44,7 @@ LIB_OBJS := $(patsubst user/%.c,$(OUT)/%.o,$(LIB_SRCS))
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(wildcard tests/unit/test_*.c))
 BPF_TESTS := $(OUT)/tests/bpf_prog_test
 TOOLS := $(OUT)/tests/vnet_relay $(OUT)/tests/promlint $(OUT)/tests/xn_filters \
-	$(OUT)/tests/xnt_frames
+	$(OUT)/tests/xnt_frames $(OUT)/tests/xnt_tcdrop.bpf.o
 # scripts/bench's tools (scripts/bench_tools/xnb_*), built into
 # $(OUT)/bench_tools.
 BT := $(OUT)/bench_tools
@@ -140,6 +140,12 @@ $(BENCH_BPF_TOOLS): $(BT)/%: scripts/bench_tools/%.c scripts/bench_tools/*.h \
 $(BT)/xnb_%: scripts/bench_tools/xnb_%.c scripts/bench_tools/xnb_tool.h | $(BT)
 	@echo "  CC       $@"
 	@$(CC) $(CFLAGS) $< -o $@
+
+# tests/integration/semantics.sh's tc filter that drops everything.
+$(OUT)/tests/xnt_tcdrop.bpf.o: tests/tools/xnt_tcdrop.bpf.c $(OUT)/vmlinux.h \
+		| $(OUT)
+	@echo "  BPF      $@"
+	@$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 # tests/integration/semantics.sh's frame sender and counter.
 $(OUT)/tests/xnt_%: tests/tools/xnt_%.c | $(OUT)

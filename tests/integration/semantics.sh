@@ -38,6 +38,16 @@
 #   ageing    ageing_time 5 s: a silent source ages out of the bridge and of
 #             xdpnet's copy, and frames to it flood; an active one stays
 #   hub       ageing_time 0: every frame floods, nothing is bypassed
+#   tc        tc on the ports: a filter dropping at one port's ingress, a
+#             qdisc and a filter dropping at two ports' egress: nothing
+#             gets through them (before and after attach)
+#   promisc   a promiscuous bridge: the host sees a copy of every frame
+#             the bridge forwards (before and after attach)
+#   tunnel    VXLAN without outer UDP checksums between two stand-ins, TCP
+#             inside with a partial checksum: arrives intact (sha256)
+#   tcn       STP on, a stand-in sends TCN BPDUs: during the topology
+#             change (entries age after forward_delay) a bypassed flow
+#             never floods to the others (before and after attach)
 #
 # Output: "ok N - ..." / "not ok N - ...", then "P passed, F failed" and the
 # time taken. Options:
@@ -55,7 +65,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 . "$HERE/semlib.sh"
 
-CASES=${SEM_CASES:-flood,vxlan,stp,blocking,isolation,locked,learning,static,mtu,gso,ageing,hub}
+CASES=${SEM_CASES:-flood,vxlan,stp,blocking,isolation,locked,learning,static,mtu,gso,ageing,hub,tc,promisc,tunnel,tcn}
 KINDS=${SEM_KINDS:-veth,tap}
 VARIANTS=${SEM_VARIANTS:-}
 FULL=0
@@ -667,15 +677,190 @@ case_blocking() { # VARIANT
 	return $st
 }
 
+# ---------------------------------------------------------------- tc
+
+# What hosts put on a VM's port with tc (libvirt's <bandwidth>: a police
+# filter on the tap's ingress, an HTB on its egress), as drops the test
+# can count: a filter that drops every frame (tests/tools/xnt_tcdrop, on a
+# clsact qdisc; this kernel has no 'action drop'), or a root qdisc that
+# drops every frame (pfifo limit 0).
+TCDROP=${TCDROP:-$ROOT/build/tests/xnt_tcdrop.bpf.o}
+tc_sw() { ip netns exec "$SW" tc "$@"; }
+tc_put() { # PORT ingress|egress|qdisc
+	case $2 in
+	qdisc) tc_sw qdisc add dev "$1" root pfifo limit 0 ;;
+	*)
+		tc_sw qdisc show dev "$1" | grep -q clsact || tc_sw qdisc add dev "$1" clsact || return 1
+		tc_sw filter add dev "$1" "$2" pref 7 bpf da obj "$TCDROP" sec tc
+		;;
+	esac
+}
+tc_clear() { # PORT: the test's tc gone (xdpnet's own filter, if any, stays)
+	tc_sw filter del dev "$1" ingress pref 7 2>/dev/null
+	tc_sw filter del dev "$1" egress pref 7 2>/dev/null
+	tc_sw qdisc del dev "$1" root 2>/dev/null
+	return 0
+}
+HOLD_TC=6 PF_TC_EGRESS=256 # include/xdpnet.h
+
+# Stand-in 1's port drops at its ingress, 2's egress qdisc and 3's egress
+# filter drop everything: 1 -> 4, 4 -> 2 and 4 -> 3 arrive nowhere;
+# 3 -> 4 arrives (3's ingress is not filtered).
+case_tc() { # VARIANT pre|post
+	local v=$1 when=$2 st=0 f=$WORK/tc.json
+	learn_all || return 1
+	if [ "$when" = post ]; then v_attach "$v" && warm "$v" || return 1; fi
+	tc_put "${VPORT[1]}" ingress && tc_put "${VPORT[2]}" qdisc && tc_put "${VPORT[3]}" egress || return 1
+	if [ "$when" = pre ]; then
+		v_attach "$v" || return 1
+	else
+		v_settle "$v" "${VPORT[1]}" hold "x == HOLD_TC" &&
+			v_settle "$v" "${VPORT[2]}" flags "(x & PF_TC_EGRESS) != 0" &&
+			v_settle "$v" "${VPORT[3]}" flags "(x & PF_TC_EGRESS) != 0" || st=1
+	fi
+	for i in 1 2 3; do tc_sw -s qdisc show dev "${VPORT[$i]}" | sed "s/^/${VPORT[$i]}: /"; done
+	m_start || return 1
+	tx 1 4 "$N" && tx 4 2 "$N" && tx 4 3 "$N" && tx 3 4 "$N" || st=1
+	m_end || st=1
+	expect_at 14 "" && expect_at 42 "" && expect_at 43 "" || st=1
+	expect_at 34 "4=$N" || st=1
+	if [ "$v" != bridge ]; then
+		status_json "$f"
+		jq -c '.bridges[0].ports[] | select(.name | test("^xnq")) | {name, hold, tc_egress, xdp_target}' "$f"
+		[ "$(jq -r --arg p "${VPORT[1]}" '.bridges[0].ports[] | select(.name == $p) | .hold' "$f")" = tc ] ||
+			{ echo "FAIL: status does not hold ${VPORT[1]} for tc"; st=1; }
+		show_ctr "$v" "${VPORT[4]}" tc_redirect xdp_redirect xdp_defer_target
+	fi
+	for i in 1 2 3; do tc_clear "${VPORT[$i]}"; done
+	v_detach "$v" || st=1
+	return $st
+}
+
+# ---------------------------------------------------------------- promisc
+
+# A promiscuous bridge (tcpdump -i BR, a macvlan on it) hands the host a
+# copy of every frame it forwards: BR's own counter (a packet socket on
+# it, the host's view) sees 1 -> 2 and 3 -> 1 as well as their targets.
+# Its fence: a broadcast from stand-in 4, after the frames.
+case_promisc() { # VARIANT pre|post
+	local v=$1 when=$2 st=0 i
+	learn_all || return 1
+	if [ "$when" = pre ]; then
+		ip -n "$SW" link set "$BR" promisc on || return 1
+		v_attach "$v" || return 1
+	else
+		v_attach "$v" && warm "$v" || return 1
+		ip -n "$SW" link set "$BR" promisc on || return 1
+		if [ "$v" != bridge ] && ! v_nf "$v"; then
+			for i in $(seq 40); do
+				[ "$(xn status "$BR" --json | jq '.bridges[0].bypass')" = false ] && break
+				sleep 0.05
+			done
+		fi
+	fi
+	m_start "b $SW $BR ${VPORT[4]}" || return 1
+	tx 1 2 "$N" && tx 3 1 "$N" || st=1
+	tx 4 ff:ff:ff:ff:ff:ff 1 --tag "$FENCE" || st=1
+	m_end || st=1
+	expect_at 12 "2=$N" && expect_at 31 "1=$N" || st=1
+	expect_eq "frames 1->2 the host saw on $BR" "$(m_tag b 12)" "$N" || st=1
+	expect_eq "frames 3->1 the host saw on $BR" "$(m_tag b 31)" "$N" || st=1
+	[ "$v" = bridge ] || echo "bypass: $(xn status "$BR" --json | jq -c '.bridges[0] | {bypass, bypass_hold}')"
+	show_ctr "$v" "${VPORT[1]}" pass_hub tc_redirect xdp_redirect
+	ip -n "$SW" link set "$BR" promisc off
+	v_detach "$v" || st=1
+	return $st
+}
+
+# ---------------------------------------------------------------- tunnel
+
+# Stand-ins 1 and 2 run VXLAN over their links without outer UDP
+# checksums (noudpcsum) and TCP inside it with checksum offload: the outer
+# checksum is 0, the inner one partial. The transfer must arrive intact.
+case_tunnel() { # VARIANT
+	local v=$1 st=0 i j
+	learn_all || return 1
+	v_attach "$v" || return 1
+	for i in 1 2; do
+		j=$((3 - i))
+		ip -n "${VNS[$i]}" link add vx0 type vxlan id 77 local "${VIP[$i]}" remote "${VIP[$j]}" \
+			dstport 4789 noudpcsum dev eth0 || return 1
+		ip -n "${VNS[$i]}" addr add "10.96.$NET.$i/24" dev vx0 && ip -n "${VNS[$i]}" link set vx0 up || return 1
+	done
+	nsx "${VNS[1]}" ethtool -k vx0 | grep -E "^tx-checksumming|tcp-segmentation-offload"
+	tcp_xfer "${VNS[1]}" "${VNS[2]}" "10.96.$NET.2" $((2 * 1024 * 1024)) 0 20 || st=1
+	show_ctr "$v" "${VPORT[1]}" xdp_defer_udp0 xdp_redirect tc_redirect
+	for i in 1 2; do ip -n "${VNS[$i]}" link del vx0; done
+	v_detach "$v" || st=1
+	return $st
+}
+
+# ---------------------------------------------------------------- tcn
+
+# A TCN BPDU (802.1D topology change notification) from stand-in I.
+tcn_send() {
+	nsx "${VNS[$1]}" "$PY" -c '
+import socket, sys
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind(("eth0", 0))
+llc = bytes([0x42, 0x42, 0x03, 0, 0, 0, 0x80])
+f = bytes.fromhex("0180c2000000" + sys.argv[1].replace(":", "")) + len(llc).to_bytes(2, "big") + llc
+s.send(f + bytes(60 - len(f)))
+' "${VMAC[$1]}"
+}
+tc_active() { ip -n "$SW" -d -j link show "$BR" | jq -e '.[0].linkinfo.info_data.topology_change == 1' >/dev/null; }
+ports_forwarding() {
+	local i
+	for i in $(seq "$NVM"); do
+		[ "$(bridge -n "$SW" -j link show dev "${VPORT[$i]}" | jq -r '.[0].state')" = forwarding ] || return 1
+	done
+}
+
+# STP on (forward delay 2 s): stand-in 3 sends TCN BPDUs while 1 and 2
+# talk both ways for 6 s. During the topology change the bridge ages its
+# entries after 2 s; the bypass must keep them alive as the frames
+# themselves would on the plain bridge: nothing of the flow floods to 3 or
+# 4.
+case_tcn() { # VARIANT pre|post
+	local v=$1 when=$2 st=0 i pids=() seen=0
+	if [ "$when" = post ]; then v_attach "$v" || return 1; fi
+	ip -n "$SW" link set "$BR" type bridge stp_state 1 forward_delay 200 || return 1
+	wait_until 15 ports_forwarding || { echo "ports not forwarding with STP on"; bridge -n "$SW" link show; return 1; }
+	learn_all || return 1
+	if [ "$when" = pre ]; then v_attach "$v" || return 1; fi
+	[ "$v" = bridge ] || echo "keep-alive: $(xn status "$BR" --json | jq '.bridges[0].refresh_ms') ms"
+	m_start || return 1
+	nsx "${VNS[1]}" "$FR" send eth0 --dst "${VMAC[2]}" --src "${VMAC[1]}" --count 150 --rate 25 --tag 12 >/dev/null &
+	pids+=($!)
+	nsx "${VNS[2]}" "$FR" send eth0 --dst "${VMAC[1]}" --src "${VMAC[2]}" --count 150 --rate 25 --tag 21 >/dev/null &
+	pids+=($!)
+	for i in "${pids[@]}"; do track "$i"; done
+	wait_until 5 fdb_has bridge "${VMAC[1]}" || st=1
+	for i in 1 2 3; do tcn_send 3 || st=1; done
+	while kill -0 "${pids[0]}" 2>/dev/null; do
+		tc_active && seen=1
+		sleep 0.2
+	done
+	for i in "${pids[@]}"; do wait "$i"; untrack "$i"; done
+	m_end || st=1
+	[ "$seen" = 1 ] || { echo "FAIL: the bridge never was in a topology change"; st=1; }
+	expect_at 12 "2=150" && expect_at 21 "1=150" || st=1
+	show_ctr "$v" "${VPORT[1]}" pass_refresh pass_unknown tc_redirect xdp_redirect
+	stp_off
+	v_detach "$v" || st=1
+	return $st
+}
+
 # ---------------------------------------------------------------- run
 
 preflight() {
 	local t st=0
 	[ "$(id -u)" = 0 ] || { echo "must run as root"; return 1; }
-	for t in ip bridge jq bpftool nsenter unshare ping timeout taskset bc "$PY"; do
+	for t in ip bridge tc ethtool jq bpftool nsenter unshare ping timeout taskset bc "$PY"; do
 		command -v "$t" >/dev/null || { echo "missing tool: $t"; st=1; }
 	done
 	for t in "$RELAY" "$FR" "$XDPNET"; do [ -x "$t" ] || { echo "missing $t (make all)"; st=1; }; done
+	[ -f "$TCDROP" ] || { echo "missing $TCDROP (make all)"; st=1; }
 	ensure_bpffs || { echo "cannot mount bpffs"; st=1; }
 	return $st
 }
@@ -722,6 +907,19 @@ kind_cases() {
 	}
 	want vxlan && run_case vxlan "a MAC moves to a VXLAN port: frames follow within 1 s, no follower" \
 		"$(echo " $BEFORE_VARIANTS" | sed 's,\([a-z]*/[a-z]*\),\1/nf,g')"
+	want tc && {
+		run_case tc "tc drops on ports (ingress filter, egress qdisc, egress filter) set before attach: nothing gets through" "$BEFORE_VARIANTS" pre
+		NOBASE=1 run_case tc "tc drops on ports set after attach: nothing gets through" "$AFTER_FOLLOW" post
+	}
+	want promisc && {
+		run_case promisc "promiscuous bridge before attach: the host sees every forwarded frame" "$BEFORE_VARIANTS" pre
+		NOBASE=1 run_case promisc "promiscuous bridge after attach: the host sees every forwarded frame" "$AFTER_VARIANTS" post
+	}
+	want tunnel && run_case tunnel "VXLAN noudpcsum, TCP with a partial inner checksum: intact (sha256)" "$BEFORE_VARIANTS xdp/live"
+	want tcn && {
+		run_case tcn "STP topology change (TCN from a VM) before attach: a bypassed flow never floods" "$BEFORE_VARIANTS tc/portable/nf" pre
+		NOBASE=1 run_case tcn "STP topology change after attach: a bypassed flow never floods" "$AFTER_VARIANTS" post
+	}
 	want flood && run_case flood "flood of random and host source MACs: host reachable, nothing to the attacker, flow intact" "$BEFORE_VARIANTS"
 }
 

@@ -150,7 +150,8 @@ learn_all() {
 # m_start [SPEC...]: a counter in every stand-in (IDs 1..NVM, all our
 # frames by tag) plus one per SPEC "ID NS DEV FENCE_DEV [count args]";
 # m_end: a fence frame out of each counter's switch-side device (sent
-# after everything else, so that whatever was under way has arrived), then
+# after everything else, so that whatever was under way has arrived; past
+# the device's qdisc and tc egress), then
 # M[ID] = the counter's line. A missing fence is an error.
 
 declare -A C_PID M
@@ -189,8 +190,10 @@ m_end() {
 	local id i st=0 fdev
 	for id in "${C_IDS[@]}"; do
 		fdev=$(cat "$WORK/cnt.$id.fdev")
+		# --direct: past the port's qdisc and tc egress, which a
+		# case may have set to drop everything.
 		nsx "$SW" "$FR" send "$fdev" --dst ff:ff:ff:ff:ff:ff \
-			--src 02:98:00:00:00:fd --tag "$FENCE" >/dev/null
+			--src 02:98:00:00:00:fd --tag "$FENCE" --direct >/dev/null
 	done
 	for id in "${C_IDS[@]}"; do
 		for i in $(seq 100); do
@@ -331,10 +334,17 @@ show_ctr() {
 	for c in "$@"; do echo "$port $c: $(ctr "$f" "$port" "$c")"; done
 }
 
+# stp_off: STP off and the long forward delay again (two steps: with STP
+# on the kernel refuses a delay over 30 s).
+stp_off() {
+	ip -n "$SW" link set "$BR" type bridge stp_state 0 &&
+		ip -n "$SW" link set "$BR" type bridge forward_delay 360000
+}
+
 # q_reset: what a case may have left (a failed case returns early): no
-# counters, nothing attached, every port forwarding, not isolated, not
-# locked, learning, MTU 1500, ageing 300 s; the bridge knows every
-# stand-in on its port.
+# counters, nothing attached, STP off, not promiscuous, every port
+# forwarding, not isolated, not locked, learning, no tc of the test's, MTU
+# 1500, ageing 300 s; the bridge knows every stand-in on its port.
 q_reset() {
 	local id i
 	for id in "${C_IDS[@]}"; do stop_pid "${C_PID[$id]}"; done
@@ -342,8 +352,11 @@ q_reset() {
 	[ -e "$PIN" ] && xn detach "$BR" >/dev/null 2>&1
 	ATTACHED_MODE=
 	ip -n "$SW" link set "$BR" type bridge ageing_time 30000
+	stp_off
+	ip -n "$SW" link set "$BR" promisc off
 	br_nf 0
 	for i in $(seq "$NVM"); do
+		declare -F tc_clear >/dev/null && tc_clear "${VPORT[$i]}"
 		bridge -n "$SW" link set dev "${VPORT[$i]}" state 3 isolated off locked off learning on
 		ip -n "$SW" link set "${VPORT[$i]}" mtu 1500
 		ip -n "${VNS[$i]}" link set eth0 mtu 1500

@@ -6,12 +6,15 @@
  *
  *   xnt_frames send DEV --dst MAC [--src MAC|random] [--count N]
  *                   [--rate PPS] [--len BYTES] [--tag N] [--df]
- *                   [--saddr IP] [--daddr IP]
+ *                   [--saddr IP] [--daddr IP] [--direct]
  *       IPv4/UDP frames of --len bytes (Ethernet header included, at least
  *       60) with valid IP and UDP checksums; the payload starts with
  *       "XNTF", the tag and a sequence number (0, 1, ...). --src random:
  *       a fresh random locally administered unicast source per frame.
  *       Prints "sent N". Without --rate, as fast as the device takes them.
+ *       --direct: past the device's qdisc and tc egress hook
+ *       (PACKET_QDISC_BYPASS), as a fence through a port whose egress
+ *       drops what the test sends.
  *   xnt_frames garp DEV --src MAC --saddr IP
  *       One gratuitous ARP request (broadcast) for IP from MAC.
  *   xnt_frames count DEV [--tag N] [--dst MAC] [--src MAC] [--min-len L]
@@ -63,7 +66,7 @@ struct opts {
 	int have_dst, have_src, random_src;
 	long count, want;
 	double rate, timeout;
-	int len, df, have_tag, have_fence;
+	int len, df, direct, have_tag, have_fence;
 	uint32_t tag, fence;
 	long seq_ge;
 	int min_len, over;
@@ -82,7 +85,7 @@ static void __attribute__((noreturn)) usage(void)
 {
 	fputs("usage: xnt_frames send DEV --dst MAC [--src MAC|random] "
 	      "[--count N] [--rate PPS] [--len BYTES] [--tag N] [--df] "
-	      "[--saddr IP] [--daddr IP]\n"
+	      "[--saddr IP] [--daddr IP] [--direct]\n"
 	      "       xnt_frames garp DEV --src MAC --saddr IP\n"
 	      "       xnt_frames count DEV [--tag N] [--dst MAC] [--src MAC] "
 	      "[--min-len L] [--seq-ge S] [--timeout SECS] [--want N] "
@@ -135,7 +138,8 @@ static void parse(int argc, char **argv, struct opts *o)
 		{ "daddr", 1, 0, 'A' },	 { "min-len", 1, 0, 'm' },
 		{ "seq-ge", 1, 0, 'g' }, { "timeout", 1, 0, 'T' },
 		{ "want", 1, 0, 'w' },	 { "fence", 1, 0, 'F' },
-		{ "over", 1, 0, 'o' },	 { 0, 0, 0, 0 },
+		{ "over", 1, 0, 'o' },	 { "direct", 0, 0, 'B' },
+		{ 0, 0, 0, 0 },
 	};
 	int c;
 
@@ -179,6 +183,9 @@ static void parse(int argc, char **argv, struct opts *o)
 			break;
 		case 'D':
 			o->df = 1;
+			break;
+		case 'B':
+			o->direct = 1;
 			break;
 		case 'S':
 		case 'A':
@@ -353,6 +360,13 @@ static int cmd_send(const struct opts *o)
 	    o->len < HDRS + PAY_MIN)
 		usage();
 	fd = packet_socket(o->dev, 0, &sa);
+	if (o->direct) {
+		int one = 1;
+
+		if (setsockopt(fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one,
+			       sizeof(one)))
+			fail("PACKET_QDISC_BYPASS");
+	}
 	rnd_state = (uint64_t)now_s() * 1000003 ^ (uint64_t)getpid() << 20 ^
 		    0x9e3779b97f4a7c15ULL;
 	t0 = now_s();
