@@ -109,11 +109,14 @@ int xdpnet_xdp(struct xdp_md *ctx)
 		if (f.proto == ETH_P_8021Q || f.proto == ETH_P_8021AD) {
 			struct vlan_hdr *vh = f.l3;
 
-			/* A truncated tag, or an 802.1ad tag on a bridge
-			 * that filters 802.1Q: leave it to the TC stage. */
+			/* A truncated tag, or a tag of the other protocol on
+			 * a bridge that filters VLANs (an 802.1Q tag is
+			 * untagged for an 802.1ad bridge, and the reverse):
+			 * leave it to the TC stage. */
 			if ((void *)(vh + 1) > f.data_end ||
 			    (xdpnet_cfg.vlan_filtering &&
-			     f.proto != ETH_P_8021Q))
+			     f.proto !=
+				     XDPNET_VF_TPID(xdpnet_cfg.vlan_filtering)))
 				return XDP_PASS;
 			f.tagged = 1;
 			f.vid = bpf_ntohs(vh->h_vlan_TCI) & VLAN_VID_MASK;
@@ -153,8 +156,11 @@ int xdpnet_tc(struct __sk_buff *skb)
 		f.tagged = 1;
 		f.vid = skb->vlan_tci & VLAN_VID_MASK;
 		if (xdpnet_cfg.vlan_filtering &&
-		    skb->vlan_proto != bpf_htons(ETH_P_8021Q)) {
-			/* 802.1ad on a bridge that filters 802.1Q. */
+		    skb->vlan_proto != bpf_htons(XDPNET_VF_TPID(
+					       xdpnet_cfg.vlan_filtering))) {
+			/* A tag of the other protocol (802.1ad on a bridge
+			 * that filters 802.1Q, or the reverse): the bridge
+			 * takes the frame as untagged. */
 			in_port(&f, NULL);
 			xdpnet_count(f.in_slot, XDPNET_C_PASS_VLAN, f.len);
 			return TC_ACT_UNSPEC;

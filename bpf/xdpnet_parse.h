@@ -13,6 +13,10 @@
 #define ETH_P_ARP 0x0806
 #define ETH_P_8021Q 0x8100
 #define ETH_P_8021AD 0x88A8
+
+/* The tag the bridge filters VLANs by (cfg.vlan_filtering, not off). */
+#define XDPNET_VF_TPID(vf) \
+	((vf) == XDPNET_VF_8021AD ? ETH_P_8021AD : ETH_P_8021Q)
 #define ETH_P_IPV6 0x86DD
 #define VLAN_VID_MASK 0x0fff
 

@@ -156,18 +156,26 @@ struct xdpnet_port {
  * space. Where the kernel lets the datapath read the ingress port's bridge
  * state itself (bpf/xdpnet_live.h), that live view is checked too.
  */
+/* xdpnet_cfg.vlan_filtering: off, or the tag the bridge filters VLANs by
+ * (its vlan_protocol). */
+enum xdpnet_vlan_filtering {
+	XDPNET_VF_OFF,
+	XDPNET_VF_8021Q,
+	XDPNET_VF_8021AD,
+};
+
 struct xdpnet_cfg {
 	__u32 bridge_ifindex;
-	__u16 port_gen; /* bumped whenever a slot changes hands */
-	__u8 vlan_filtering;
-	__u8 bypass;	 /* 0: bypass nothing (hub mode, MST, filters,
-			    detaching) */
-	__u64 netns_ino; /* the bridge's network namespace */
-	__u32 refresh_j; /* bridge FDB keep-alive interval, jiffies */
-	__u32 hz;	 /* jiffies per second (measured by user space) */
-	__u32 lat_on;	 /* latency probe on: mark frames for it */
-	__u32 hold;	 /* bypass 0: why (enum xdpnet_bridge_hold) */
-	__u64 br_addr;	 /* live datapath: the bridge's address, once checked */
+	__u16 port_gen;	     /* bumped whenever a slot changes hands */
+	__u8 vlan_filtering; /* enum xdpnet_vlan_filtering */
+	__u8 bypass;	     /* 0: bypass nothing (hub mode, MST, filters,
+				detaching) */
+	__u64 netns_ino;     /* the bridge's network namespace */
+	__u32 refresh_j;     /* bridge FDB keep-alive interval, jiffies */
+	__u32 hz;	     /* jiffies per second (measured by user space) */
+	__u32 lat_on;	     /* latency probe on: mark frames for it */
+	__u32 hold;	     /* bypass 0: why (enum xdpnet_bridge_hold) */
+	__u64 br_addr; /* live datapath: the bridge's address, once checked */
 };
 
 enum xdpnet_mode {

@@ -401,7 +401,11 @@ void xm_xdp(struct xm_state *m, const __u8 *frame, size_t len, __u32 ifindex,
 		fr.proto = be16(frame + 12);
 		if (fr.proto == P_8021Q || fr.proto == P_8021AD) {
 			if (len < ETH_HLEN + 4 ||
-			    (m->cfg.vlan_filtering && fr.proto != P_8021Q)) {
+			    (m->cfg.vlan_filtering &&
+			     fr.proto !=
+				     (m->cfg.vlan_filtering == XDPNET_VF_8021AD
+					      ? P_8021AD
+					      : P_8021Q))) {
 				v->retval = XDP_PASS;
 				return; /* rule 0: nothing counted */
 			}

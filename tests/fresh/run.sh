@@ -53,14 +53,7 @@ command -v debootstrap >/dev/null || {
 
 # The mirror the host's apt uses for bookworm (a fresh machine of this kind
 # reaches only that one).
-mirror() {
-	local m
-	m=$(awk '/^URIs:/ { u = $2 } /^Suites:/ && / bookworm( |$)/ { print u; exit }' \
-		/etc/apt/sources.list.d/*.sources 2>/dev/null)
-	[ -n "$m" ] || m=$(awk '$1 == "deb" && $3 == "bookworm" { print $2; exit }' \
-		/etc/apt/sources.list 2>/dev/null)
-	echo "${m:-http://deb.debian.org/debian}"
-}
+mirror() { "$ROOT/scripts/debian-mirror"; }
 
 make_base() {
 	local t0 tmp

@@ -1,15 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
-# xdpnet on Debian 12's own kernel (root; `make check-kernels`).
+# xdpnet on Debian's own kernels (root; `make check-kernels` runs it for
+# Debian 12 and Debian 13).
 #
-# Boots one QEMU guest on Debian 12's linux-image-amd64 (Linux 6.1; the
-# cloud kernel has no 9p) that runs this host's own userland: the host's /
+# Boots one QEMU guest on the linux-image-amd64 of a Debian suite
+# (XNK_SUITE: bookworm, Debian 12, Linux 6.1; trixie, Debian 13, Linux
+# 6.12; the cloud kernels have no 9p) that runs this host's own userland: the host's /
 # over 9p, read-only, under a tmpfs overlay, so xdpnet, libbpf, iproute2,
 # python3 and the tests are the very binaries built and used here; the
 # guest kernel's modules come from the package (tests/kernels/init). The
 # kernel and busybox-static are downloaded once with apt-get download into
-# /var/cache/xdpnet-vm (tests/vm/fetch.sh), never installed. Inside,
+# /var/cache/xdpnet-vm (tests/vm/fetch.sh; a suite other than the host's
+# through a private apt configuration there), never installed. Inside,
 # tests/kernels/inguest.sh runs the core of the integration suite
 # (tests/integration/run.sh --core: veth and tap stand-ins, tc and xdp
 # modes, the offload matrix with sha256, per-path counters and the
@@ -33,6 +36,7 @@
 #                           "--full [OPTIONS]": the whole suite instead of the
 #                           core (raise XNK_TIMEOUT: it takes far longer)
 #   XNK_ACCEL=auto|kvm|tcg  accelerator (default auto)
+#   XNK_SUITE=bookworm      the Debian suite of the guest's kernel (trixie)
 #   XNK_META=linux-image-amd64   the guest kernel's meta-package
 #   XNK_MEM=2048 XNK_SMP=2  guest memory (MiB) and vCPUs
 #   XNK_TIMEOUT=1800        seconds before the guest is stopped (a failure)
@@ -44,6 +48,7 @@ set -o pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 META=${XNK_META:-linux-image-amd64}
+SUITE=${XNK_SUITE:-bookworm}
 ACCEL=${XNK_ACCEL:-auto}
 QEMU=${QEMU:-qemu-system-x86_64}
 TIMEOUT=${XNK_TIMEOUT:-1800}
@@ -62,7 +67,10 @@ for f in build/xdpnet build/tests/vnet_relay; do
 done
 
 . "$ROOT/tests/vm/fetch.sh"
+# Debian 12's in $CACHE/META (as before there were others), another
+# suite's in $CACHE/SUITE-META.
 KDIR=$CACHE/$META
+[ "$SUITE" = bookworm ] || KDIR=$CACHE/$SUITE-$META
 BB=$CACHE/busybox/busybox
 
 # fetch_kernel's KEEP: the image, its config, and the modules the tests can
@@ -70,6 +78,7 @@ BB=$CACHE/busybox/busybox
 # depmod indexes (this host need not have kmod).
 keep_kernel() { # X VERSION K
 	local x=$1/lib/modules/$2 k=$3/lib/modules/$2 d
+	[ -d "$x" ] || x=$1/usr/lib/modules/$2 # merged /usr (Debian 13)
 	cp "$1/boot/vmlinuz-$2" "$3/vmlinuz" && cp "$1/boot/config-$2" "$3/config" || return 1
 	mkdir -p "$k/kernel/drivers/net"
 	for d in net lib crypto arch fs/9p fs/overlayfs fs/netfs fs/fscache \
@@ -78,8 +87,11 @@ keep_kernel() { # X VERSION K
 		mkdir -p "$k/kernel/$(dirname "$d")"
 		cp -a "$x/kernel/$d" "$k/kernel/$d" || return 1
 	done
-	cp "$x"/kernel/drivers/net/*.ko "$k/kernel/drivers/net/" || return 1
+	cp "$x"/kernel/drivers/net/*.ko* "$k/kernel/drivers/net/" || return 1
 	rm -rf "$k"/kernel/net/{wireless,mac80211,bluetooth}
+	# Compressed modules (Debian 13's are .ko.xz): plain ones, which
+	# busybox's modprobe and depmod read.
+	find "$k" -name '*.ko.xz' -exec "$BB" unxz {} + || return 1
 	cp "$x"/modules.builtin* "$x"/modules.order "$k/" || return 1
 	"$BB" depmod -b "$3" "$2"
 }
@@ -88,7 +100,8 @@ busybox_ready
 if [ -s "$KDIR/vmlinuz" ] && [ -s "$KDIR/package" ]; then
 	say "kernel from the cache: $(cat "$KDIR/package")"
 else
-	fetch_kernel "$META" "$META" keep_kernel
+	apt_suite "$SUITE"
+	fetch_kernel "$META" "${KDIR#"$CACHE"/}" keep_kernel
 	say "kernel: $(cat "$KDIR/package")"
 fi
 KVER=$(cut -d' ' -f1 "$KDIR/package")
@@ -125,7 +138,7 @@ initramfs() {
 	# The early modules and everything they depend on (modules.dep lists
 	# a module's dependencies in full).
 	for m in $(for a in $EARLY; do
-		grep -E "(^|/)$a\.ko:" "$MODS/modules.dep" | tr -d : | tr ' ' '\n'
+		grep -E "(^|/)$a\.ko(\.xz|\.zst|\.gz)?:" "$MODS/modules.dep" | tr -d : | tr ' ' '\n'
 	done | sort -u); do
 		install -D -m 0644 "$MODS/$m" "$r/lib/modules/$KVER/$m" || return 1
 	done

@@ -822,6 +822,7 @@ static void test_link_bridge(void **state)
 	assert_int_equal(l.promiscuity, 0);
 	assert_int_equal(l.br_stp, 0);
 	assert_int_equal(l.forward_delay_cs, 1500);
+	assert_int_equal(l.vlan_protocol, 0x8100);
 	assert_int_equal(l.is_port, 0);
 	assert_int_equal(l.stp_state, 0);
 	assert_int_equal(l.learning, 0);

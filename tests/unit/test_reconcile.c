@@ -356,6 +356,36 @@ static void test_cfg_want(void **state)
 	}
 }
 
+/* The tag the bridge filters by: 802.1Q unless it says 802.1ad; nothing
+ * without filtering, whatever the protocol. */
+static void test_cfg_vlan_protocol(void **state)
+{
+	static const struct {
+		__u32 filtering;
+		__u16 proto;
+		__u8 want;
+	} c[] = {
+		{ 0, 0x8100, XDPNET_VF_OFF },	{ 0, 0x88a8, XDPNET_VF_OFF },
+		{ 1, 0x8100, XDPNET_VF_8021Q }, { 1, 0x88a8, XDPNET_VF_8021AD },
+		{ 1, 0, XDPNET_VF_8021Q },	{ 2, 0x88a8, XDPNET_VF_8021AD },
+	};
+	struct xdpnet_cfg cur = { .hz = 250 }, out;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		struct xn_link br = bridge;
+
+		br.vlan_filtering = c[i].filtering;
+		br.vlan_protocol = c[i].proto;
+		xn_cfg_want(&br, NULL, &cur, &out);
+		if (out.vlan_filtering != c[i].want)
+			fail_msg("filtering %u protocol %#x: %u, want %u",
+				 c[i].filtering, c[i].proto, out.vlan_filtering,
+				 c[i].want);
+	}
+}
+
 /*
  * The datapath decides "refresh due" with (__s32)(now - bridge_j) >
  * (__s32)refresh_j: an interval of 2^31 jiffies or more reads as negative
@@ -390,6 +420,7 @@ int main(void)
 		cmocka_unit_test(test_port_want),
 		cmocka_unit_test(test_port_want_no_policy),
 		cmocka_unit_test(test_cfg_want),
+		cmocka_unit_test(test_cfg_vlan_protocol),
 		cmocka_unit_test(test_cfg_refresh_fits),
 	};
 

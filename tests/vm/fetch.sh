@@ -8,6 +8,11 @@
 # the caller says what to keep.
 #
 #   CACHE                 the cache ($XNV_CACHE, default /var/cache/xdpnet-vm)
+#   apt_suite SUITE       fetch from SUITE from now on: the host's own
+#	(bookworm) through its apt as it is; another (trixie) through a
+#	private apt configuration in $CACHE/apt-SUITE (its own sources list,
+#	package lists and caches, from the host's mirror), which leaves the
+#	host's apt untouched
 #   fetch_kernel META DEST KEEP
 #	download the kernel package META (linux-image-cloud-amd64,
 #	linux-image-amd64) depends on today and unpack it into X; then
@@ -19,37 +24,58 @@
 # download afresh.
 
 CACHE=${XNV_CACHE:-/var/cache/xdpnet-vm}
+XNV_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 mkdir -p "$CACHE"
 rm -rf "$CACHE"/.dl.* 2>/dev/null || true
 
+APT_OPTS=()
+UPDATED=0
+apt_suite() {
+	local d=$CACHE/apt-$1 host key=/usr/share/keyrings/debian-archive-keyring.gpg o=
+	host=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+	APT_OPTS=()
+	UPDATED=0
+	[ "$1" = "$host" ] && return 0
+	mkdir -p "$d"/etc/parts "$d"/lists/partial "$d"/cache/archives/partial
+	[ -f "$key" ] && o="[signed-by=$key] "
+	{
+		echo "deb $o$("$XNV_ROOT/scripts/debian-mirror") $1 main"
+		echo "deb $o$("$XNV_ROOT/scripts/debian-mirror" --security) $1-security main"
+	} >"$d/etc/sources.list"
+	APT_OPTS=(-o "Dir::Etc::SourceList=$d/etc/sources.list"
+		-o "Dir::Etc::SourceParts=$d/etc/parts"
+		-o "Dir::State::Lists=$d/lists" -o "Dir::Cache=$d/cache")
+	# A private list starts empty: fetch it once.
+	ls "$d"/lists/*_Packages* >/dev/null 2>&1 || apt_update
+}
+
 # The kernel package META points at today.
 kernel_pkg() {
-	apt-cache depends "$1" 2>/dev/null |
+	apt-cache "${APT_OPTS[@]}" depends "$1" 2>/dev/null |
 		awk '/Depends: linux-image-[0-9]/ { print $2; exit }'
 }
 
-UPDATED=0
 apt_update() {
 	[ "$UPDATED" = 1 ] && return 0
-	say "apt-get update"
-	apt-get update -qq
+	say "apt-get update${APT_OPTS[*]:+ (private: ${APT_OPTS[1]#*=})}"
+	apt-get "${APT_OPTS[@]}" update -qq
 	UPDATED=1
 }
 
 # fetch_deb PKG DIR: download PKG and unpack it into DIR/x; DIR/pkg.deb.
 fetch_deb() {
 	chown _apt "$2" 2>/dev/null || true # _apt downloads where it may write
-	if ! (cd "$2" && apt-get download -qq "$1" 2>"$2/apt.err"); then
+	if ! (cd "$2" && apt-get "${APT_OPTS[@]}" download -qq "$1" 2>"$2/apt.err"); then
 		# An old package list may name a version the mirror no longer has.
 		apt_update
-		(cd "$2" && apt-get download -qq "$1") || return 1
+		(cd "$2" && apt-get "${APT_OPTS[@]}" download -qq "$1") || return 1
 	fi
 	mv "$2"/*.deb "$2/pkg.deb"
 	dpkg-deb -x "$2/pkg.deb" "$2/x"
 }
 
 deb_mib() {
-	apt-cache show --no-all-versions "$1" 2>/dev/null |
+	apt-cache "${APT_OPTS[@]}" show --no-all-versions "$1" 2>/dev/null |
 		awk '/^Size:/ { printf "%d", $2 / 1048576; exit }'
 }
 

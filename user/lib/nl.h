@@ -23,6 +23,7 @@ struct xn_link {
 	__u32 vlan_filtering;
 	__u32 ageing_time_cs; /* IFLA_BR_AGEING_TIME, centiseconds */
 	__u32 br_stp; /* IFLA_BR_STP_STATE: 0 off, 1 kernel, 2 user STP */
+	__u16 vlan_protocol; /* IFLA_BR_VLAN_PROTOCOL, host order (0x8100) */
 	/* IFLA_BR_FORWARD_DELAY, centiseconds: the one in use (the root
 	 * bridge's, with STP on) */
 	__u32 forward_delay_cs;

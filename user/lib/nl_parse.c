@@ -4,6 +4,7 @@
  * message, strict about sizes, fed by lib/nl.c's queries and by the unit
  * tests with recorded messages.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -78,6 +79,7 @@ static struct nla_policy br_policy[IFLA_BR_MAX + 1] = {
 	[IFLA_BR_VLAN_FILTERING] = { .type = NLA_U8 },
 	[IFLA_BR_AGEING_TIME] = { .type = NLA_U32 },
 	[IFLA_BR_STP_STATE] = { .type = NLA_U32 },
+	[IFLA_BR_VLAN_PROTOCOL] = { .type = NLA_U16 },
 	[IFLA_BR_FORWARD_DELAY] = { .type = NLA_U32 },
 	[IFLA_BR_MULTI_BOOLOPT] = { .minlen = sizeof(struct br_boolopt_multi) },
 	[IFLA_BR_NF_CALL_IPTABLES] = { .type = NLA_U8 },
@@ -152,6 +154,9 @@ int xn_parse_link(const struct nlmsghdr *cnlh, struct xn_link *out)
 		if (br[IFLA_BR_AGEING_TIME])
 			out->ageing_time_cs =
 				nla_get_u32(br[IFLA_BR_AGEING_TIME]);
+		if (br[IFLA_BR_VLAN_PROTOCOL])
+			out->vlan_protocol =
+				ntohs(nla_get_u16(br[IFLA_BR_VLAN_PROTOCOL]));
 		if (br[IFLA_BR_STP_STATE])
 			out->br_stp = nla_get_u32(br[IFLA_BR_STP_STATE]);
 		if (br[IFLA_BR_FORWARD_DELAY])
@@ -279,7 +284,8 @@ int xn_parse_tc(const struct nlmsghdr *cnlh, struct xn_tc_obj *out)
 	struct nlattr *tb[TCA_MAX + 1];
 	struct tcmsg *t;
 
-	if (nlh->nlmsg_type != RTM_NEWQDISC && nlh->nlmsg_type != RTM_NEWTFILTER)
+	if (nlh->nlmsg_type != RTM_NEWQDISC &&
+	    nlh->nlmsg_type != RTM_NEWTFILTER)
 		return 1;
 	if (parse_msg(nlh, sizeof(*t), tb, TCA_MAX, tc_policy))
 		return -EINVAL;

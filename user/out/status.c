@@ -120,6 +120,10 @@ static void bridge_json(struct xn_jw *w, const struct xn_bridge_status *s)
 	xn_jw_kbool(w, "bypass", s->cfg.bypass);
 	xn_jw_kstr(w, "bypass_hold", xn_bridge_hold_name(s->cfg.hold));
 	xn_jw_kbool(w, "vlan_filtering", s->cfg.vlan_filtering);
+	xn_jw_kstr(w, "vlan_protocol",
+		   s->cfg.vlan_filtering == XDPNET_VF_8021AD ? "802.1ad"
+		   : s->cfg.vlan_filtering		     ? "802.1Q"
+							     : "");
 	xn_jw_kuint(w, "refresh_ms",
 		    s->cfg.hz ? (__u64)s->cfg.refresh_j * 1000 / s->cfg.hz : 0);
 	xn_jw_kuint(w, "attached_at", s->meta.attached_at);
@@ -156,7 +160,9 @@ static void print_bridge_text(FILE *f, const struct xn_bridge_status *s)
 		s->meta.live ? "live" : "portable", s->nports,
 		s->nports == 1 ? "" : "s", s->fdb_entries, s->fdb_static,
 		s->meta.fdb_trace ? "in the kernel" : "by the follower",
-		s->cfg.vlan_filtering ? "on" : "off",
+		s->cfg.vlan_filtering == XDPNET_VF_8021AD ? "on (802.1ad)"
+		: s->cfg.vlan_filtering			  ? "on"
+							  : "off",
 		(unsigned long long)(s->cfg.hz ? (__u64)s->cfg.refresh_j *
 							 1000 / s->cfg.hz
 					       : 0));

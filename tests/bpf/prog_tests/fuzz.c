@@ -25,7 +25,7 @@
 #include "harness.h"
 #include "model.h"
 
-#define NR_PHASES 4
+#define NR_PHASES 5
 #define REFRESH_J 100000   /* jiffies: nothing becomes due during a run */
 #define MAX_KINDS 16	   /* kinds of mismatch told apart */
 #define REPORTS_PER_KIND 2 /* frames reported in full, per kind */
@@ -83,6 +83,16 @@ static const struct phase {
 	    { 1, 3, 1, 0, 0 } } },
 	{ "vlan filtering",
 	  1,
+	  0,
+	  { FWD | LRN | VETH | TGT, FWD | LRN | TGT, FWD | LRN | VETH | TGT,
+	    FWD | VETH | TGT },
+	  { { 1, 3, 1, 0, 0 },
+	    { 1, 3, 1, 0, 0 },
+	    { 1, 3, 1, 0, 0 },
+	    { 1, 3, 0, 0, 0 },
+	    { 1, 3, 1, 0, 0 } } },
+	{ "vlan filtering 802.1ad",
+	  XDPNET_VF_8021AD,
 	  0,
 	  { FWD | LRN | VETH | TGT, FWD | LRN | TGT, FWD | LRN | VETH | TGT,
 	    FWD | VETH | TGT },

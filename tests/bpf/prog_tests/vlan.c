@@ -91,6 +91,30 @@ static const struct xt_row filtering[] = {
 	  { TC_TO(P_B) } },
 };
 
+/* An 802.1ad bridge (vlan_protocol 802.1ad): S-tags are its VLANs, a
+ * C-tag (802.1Q) is payload of an untagged frame to it. */
+static const struct xt_row filtering_ad[] = {
+	{ .name = "S-tagged to a tagged member redirects",
+	  { TO_B, .tpid = ETH_P_8021AD, .vid = 20 },
+	  { XDP_TO(P_B) } },
+	{ .name = "S-tag outer, C-tag inner: redirect by the outer, xdp "
+		  "defers",
+	  { TO_B, .tpid = ETH_P_8021AD, .vid = 20, .tpid2 = ETH_P_8021Q },
+	  { XDP_DEFER(PROTO) } },
+	{ .name = "C-tagged (802.1Q) passes: untagged to the bridge",
+	  { TO_B, TAG(20) },
+	  { XDP_ON } },
+	{ .name = "C-tagged on the pvid's number passes too",
+	  { TO_B, TAG(10) },
+	  { XDP_ON } },
+	{ .name = "untagged on the pvid to an untagged member redirects",
+	  { TO_B },
+	  { TC_TO(P_B), XDP_TO(P_B) } },
+	{ .name = "truncated S-tag passes",
+	  { TO_B, .tpid = ETH_P_8021AD, .vid = 20, .len = LEN(16) },
+	  { XDP_ON } },
+};
+
 static const struct xt_row tags[] = {
 	{ .name = "802.1Q tag: redirected by MAC",
 	  { TO_B, TAG(20), .l4 = L4_TCP, .csum = CS_PARTIAL, .l4len = 100 },
@@ -133,6 +157,11 @@ void test_vlan(void)
 		  &xt_vlan,
 		  filtering,
 		  ARRAY_SIZE(filtering) },
+		{ "filtering 802.1ad",
+		  { .vlan_filtering = XDPNET_VF_8021AD },
+		  &xt_vlan,
+		  filtering_ad,
+		  ARRAY_SIZE(filtering_ad) },
 		{ "tags without filtering",
 		  {},
 		  &xt_plain,
