@@ -232,11 +232,17 @@ static __always_inline __u32 xdpnet_decide(struct xdpnet_frame *f,
 
 	if (vlan_filtering) {
 		struct xdpnet_vlan_key vk = { .ifindex = f->ifindex };
+		struct xdpnet_vlan_val *iv;
 
 		vid = f->tagged ? f->vid : in->pvid;
 		vk.vid = vid;
-		if (!vid || !bpf_map_lookup_elem(&vlans, &vk))
+		iv = vid ? bpf_map_lookup_elem(&vlans, &vk) : NULL;
+		if (!iv)
 			return XDPNET_C_PASS_VLAN;
+		/* The port's own state in this VLAN (the bridge checks it
+		 * on ingress and egress). */
+		if (iv->flags & XDPNET_VLAN_HELD)
+			return XDPNET_C_PASS_STATE;
 		src = fdb_find(eth->h_source, vid, 0);
 	}
 
@@ -292,6 +298,8 @@ static __always_inline __u32 xdpnet_decide(struct xdpnet_frame *f,
 		/* Retagging is the bridge's job. */
 		if (!vv || !!(vv->flags & XDPNET_VLAN_UNTAGGED) == f->tagged)
 			return XDPNET_C_PASS_VLAN;
+		if (vv->flags & XDPNET_VLAN_HELD)
+			return XDPNET_C_PASS_STATE;
 	}
 
 	f->target = dst->ifindex;

@@ -207,6 +207,9 @@ struct xdpnet_vlan_key {
 
 enum xdpnet_vlan_flags {
 	XDPNET_VLAN_UNTAGGED = 1 << 0, /* egress untagged */
+	XDPNET_VLAN_HELD = 1 << 1,     /* the port's state in this VLAN is not
+					  forwarding ('bridge vlan set ...
+					  state') */
 };
 
 struct xdpnet_vlan_val {

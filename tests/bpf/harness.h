@@ -234,6 +234,8 @@ bool xt_port_put(int port, const struct xdpnet_port *v);
 /* Change a carried port's flags in the map and, for the flags the bridge
  * has too (learning, isolated, locked), in xt_kwant. */
 bool xt_port_flags(int port, __u32 set, __u32 clear);
+/* Set flags (enum xdpnet_vlan_flags) on a port's entry of one VLAN. */
+bool xt_vlan_flags(int port, __u16 vid, __u32 set);
 bool xt_tx_del(int port);
 bool xt_fdb_put(enum xt_mac mac, __u16 vid, int port, __u32 flags,
 		__u32 bridge_j);

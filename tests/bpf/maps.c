@@ -157,6 +157,19 @@ bool xt_port_flags(int port, __u32 set, __u32 clear)
 	return xt_port_put(port, &v);
 }
 
+bool xt_vlan_flags(int port, __u16 vid, __u32 set)
+{
+	struct xdpnet_vlan_key k = { .ifindex = xt_ifindex(port), .vid = vid };
+	struct xdpnet_vlan_val v;
+
+	if (!CHECK(!bpf_map_lookup_elem(fd(XT_M_VLANS), &k, &v),
+		   "port %s has no entry for VLAN %u", xt_port_name(port), vid))
+		return false;
+	v.flags |= set;
+	return CHECK(!bpf_map_update_elem(fd(XT_M_VLANS), &k, &v, BPF_EXIST),
+		     "cannot write vlans: %s", strerror(errno));
+}
+
 bool xt_tx_del(int port)
 {
 	__u32 slot = slot_of(port);

@@ -296,6 +296,8 @@ static int decide(struct xm_state *m, struct frame *fr, struct xm_verdict *v)
 		v->vid = vid;
 		if (!vid || !vlan_find(m, fr->ifindex, vid))
 			return XDPNET_C_PASS_VLAN;
+		if (*vlan_find(m, fr->ifindex, vid) & XDPNET_VLAN_HELD)
+			return XDPNET_C_PASS_STATE;
 		src = xm_fdb_find(m, smac, vid, false);
 	}
 	if ((smac[0] & 1) || !memcmp(smac, "\0\0\0\0\0\0", 6))
@@ -341,6 +343,8 @@ static int decide(struct xm_state *m, struct frame *fr, struct xm_verdict *v)
 
 		if (!vf || !!(*vf & XDPNET_VLAN_UNTAGGED) == fr->tagged)
 			return XDPNET_C_PASS_VLAN;
+		if (*vf & XDPNET_VLAN_HELD)
+			return XDPNET_C_PASS_STATE;
 	}
 	v->out_slot = slot;
 	if (!fr->xdp)

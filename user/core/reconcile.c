@@ -109,6 +109,8 @@ static int vlans_sync(struct xn_state *s, __u32 ifindex,
 			val.flags |= XDPNET_VLAN_UNTAGGED;
 		if (v[i].flags & BRIDGE_VLAN_INFO_PVID)
 			*pvid = v[i].vid;
+		if (v[i].state != BR_STATE_FORWARDING)
+			val.flags |= XDPNET_VLAN_HELD;
 		if (bpf_map_update_elem(s->fd[XM_VLANS], &key, &val, 0))
 			return -errno;
 	}

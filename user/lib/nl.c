@@ -90,22 +90,29 @@ out:
  * One request and its answer. family/type select the dump; ifindex != 0
  * asks for one link (RTM_GETLINK) instead of a dump; extmask adds
  * IFLA_EXT_MASK. tc dumps (RTM_GETQDISC, RTM_GETTFILTER): ifindex is the
- * device (0: all, qdiscs only), extmask the filters' parent.
+ * device (0: all, qdiscs only), extmask the filters' parent. RTM_GETVLAN:
+ * the VLAN database of one port (ifindex) or of all.
  */
 static int xn_nl_dump(int type, int family, __u32 ifindex, __u32 extmask,
 		      int (*cb)(const struct nlmsghdr *, void *), void *arg)
 {
 	int tc = type == RTM_GETQDISC || type == RTM_GETTFILTER;
+	int dump = tc || type == RTM_GETVLAN || !ifindex;
 	struct nl_msg *msg;
 	int err;
 
-	msg = nlmsg_alloc_simple(type, ifindex && !tc ? 0 : NLM_F_DUMP);
+	msg = nlmsg_alloc_simple(type, dump ? NLM_F_DUMP : 0);
 	if (!msg)
 		return -ENOMEM;
 	if (type == RTM_GETNEIGH) {
 		struct ndmsg ndm = { .ndm_family = family };
 
 		err = nlmsg_append(msg, &ndm, sizeof(ndm), NLMSG_ALIGNTO);
+	} else if (type == RTM_GETVLAN) {
+		struct br_vlan_msg bvm = { .family = AF_BRIDGE,
+					   .ifindex = ifindex };
+
+		err = nlmsg_append(msg, &bvm, sizeof(bvm), NLMSG_ALIGNTO);
 	} else if (tc) {
 		struct tcmsg t = { .tcm_family = family,
 				   .tcm_ifindex = ifindex,
@@ -286,20 +293,64 @@ static int vlan_cb(const struct nlmsghdr *nlh, void *arg)
 	return port_vlan_cb(nlh, arg);
 }
 
+/* Per-VLAN port states (the VLAN database) into the entries of v. */
+struct vstates {
+	struct xn_vlan *v;
+	int n;
+};
+
+static int vstate_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct vstates *s = arg;
+	struct xn_vlan tmp[64];
+	int n, i, j;
+
+	n = xn_parse_vlandb(nlh, tmp, 64);
+	if (n < 0)
+		return n;
+	for (i = 0; i < n; i++)
+		for (j = 0; j < s->n; j++)
+			if (s->v[j].ifindex == tmp[i].ifindex &&
+			    s->v[j].vid == tmp[i].vid)
+				s->v[j].state = tmp[i].state;
+	return 0;
+}
+
+/* Kernels before 5.10 have no VLAN database, nor per-VLAN states: every
+ * entry stays forwarding there. */
+static int vlan_states(__u32 ifindex, struct xn_vlan *v, int n)
+{
+	struct vstates s = { v, n };
+	int err;
+
+	if (!n)
+		return 0;
+	err = xn_nl_dump(RTM_GETVLAN, AF_BRIDGE, ifindex, 0, vstate_cb, &s);
+	return err == -EOPNOTSUPP || err == -EINVAL ? 0 : err;
+}
+
 int xn_dump_vlans(__u32 bridge_ifindex, struct xn_vlan **out, int *n)
 {
-	return dump_vec(RTM_GETLINK, AF_BRIDGE, 0,
-			RTEXT_FILTER_BRVLAN_COMPRESSED, vlan_cb,
-			sizeof(struct xn_vlan), bridge_ifindex, (void **)out,
-			n);
+	int err = dump_vec(RTM_GETLINK, AF_BRIDGE, 0,
+			   RTEXT_FILTER_BRVLAN_COMPRESSED, vlan_cb,
+			   sizeof(struct xn_vlan), bridge_ifindex, (void **)out,
+			   n);
+
+	if (!err && (err = vlan_states(0, *out, *n)))
+		free(*out);
+	return err;
 }
 
 int xn_port_vlans(__u32 ifindex, struct xn_vlan **out, int *n)
 {
 	/* The port's master is whatever it is: filter by ifindex instead. */
-	return dump_vec(RTM_GETLINK, AF_BRIDGE, ifindex,
-			RTEXT_FILTER_BRVLAN_COMPRESSED, port_vlan_cb,
-			sizeof(struct xn_vlan), 0, (void **)out, n);
+	int err = dump_vec(RTM_GETLINK, AF_BRIDGE, ifindex,
+			   RTEXT_FILTER_BRVLAN_COMPRESSED, port_vlan_cb,
+			   sizeof(struct xn_vlan), 0, (void **)out, n);
+
+	if (!err && (err = vlan_states(ifindex, *out, *n)))
+		free(*out);
+	return err;
 }
 
 static int fdb_one(const struct nlmsghdr *nlh, void *arg)

@@ -50,6 +50,7 @@ struct xn_vlan {
 	__u32 ifindex;
 	__u16 vid;
 	__u16 flags; /* BRIDGE_VLAN_INFO_PVID | BRIDGE_VLAN_INFO_UNTAGGED */
+	__u8 state;  /* the port's STP state in this VLAN (BR_STATE_*) */
 };
 
 /* Parsers for single messages: 0 on success, -EINVAL if malformed, 1 if
@@ -59,6 +60,10 @@ int xn_parse_fdb(const struct nlmsghdr *nlh, struct xn_fdb_entry *out);
 /* AF_BRIDGE RTM_NEWLINK with IFLA_AF_SPEC (RTEXT_FILTER_BRVLAN): up to max
  * entries into out (ranges expanded); returns the count or -EINVAL. */
 int xn_parse_vlans(const struct nlmsghdr *nlh, struct xn_vlan *out, int max);
+/* RTM_NEWVLAN of the VLAN database (RTM_GETVLAN, Linux 5.10): a port's
+ * VLANs with their per-VLAN state (forwarding where it says none); up to
+ * max entries, ranges expanded; the count, or -EINVAL. */
+int xn_parse_vlandb(const struct nlmsghdr *nlh, struct xn_vlan *out, int max);
 
 /* A qdisc (RTM_NEWQDISC) or a tc filter (RTM_NEWTFILTER) of a device. */
 struct xn_tc_obj {

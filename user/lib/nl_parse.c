@@ -267,9 +267,64 @@ int xn_parse_vlans(const struct nlmsghdr *cnlh, struct xn_vlan *out, int max)
 			out[n].vid = vid;
 			out[n].flags = vi->flags & (BRIDGE_VLAN_INFO_PVID |
 						    BRIDGE_VLAN_INFO_UNTAGGED);
+			out[n].state = BR_STATE_FORWARDING;
 			n++;
 		}
 		begin = 0;
+	}
+	return n;
+}
+
+static struct nla_policy vlandb_policy[BRIDGE_VLANDB_ENTRY_MAX + 1] = {
+	[BRIDGE_VLANDB_ENTRY_INFO] = { .minlen = sizeof(
+					       struct bridge_vlan_info) },
+	[BRIDGE_VLANDB_ENTRY_RANGE] = { .type = NLA_U16 },
+	[BRIDGE_VLANDB_ENTRY_STATE] = { .type = NLA_U8 },
+};
+
+int xn_parse_vlandb(const struct nlmsghdr *cnlh, struct xn_vlan *out, int max)
+{
+	struct nlmsghdr *nlh = (struct nlmsghdr *)cnlh;
+	struct nlattr *tb[BRIDGE_VLANDB_MAX + 1], *a;
+	struct br_vlan_msg *bvm;
+	int n = 0, rem;
+
+	if (nlh->nlmsg_type != RTM_NEWVLAN)
+		return -EINVAL;
+	if (parse_msg(nlh, sizeof(*bvm), tb, BRIDGE_VLANDB_MAX, NULL))
+		return -EINVAL;
+	bvm = nlmsg_data(nlh);
+	nla_for_each_attr (a, nlmsg_attrdata(nlh, sizeof(*bvm)),
+			   nlmsg_attrlen(nlh, sizeof(*bvm)), rem) {
+		struct nlattr *e[BRIDGE_VLANDB_ENTRY_MAX + 1];
+		struct bridge_vlan_info *vi;
+		__u16 vid, last;
+		__u8 state = BR_STATE_FORWARDING;
+
+		if (nla_type(a) != BRIDGE_VLANDB_ENTRY)
+			continue;
+		if (parse_nested(e, BRIDGE_VLANDB_ENTRY_MAX, a,
+				 vlandb_policy) ||
+		    !e[BRIDGE_VLANDB_ENTRY_INFO])
+			return -EINVAL;
+		vi = nla_data(e[BRIDGE_VLANDB_ENTRY_INFO]);
+		last = e[BRIDGE_VLANDB_ENTRY_RANGE]
+			       ? nla_get_u16(e[BRIDGE_VLANDB_ENTRY_RANGE])
+			       : vi->vid;
+		if (e[BRIDGE_VLANDB_ENTRY_STATE])
+			state = nla_get_u8(e[BRIDGE_VLANDB_ENTRY_STATE]);
+		if (vi->vid == 0 || last < vi->vid || last >= 4095)
+			return -EINVAL;
+		for (vid = vi->vid; vid <= last; vid++) {
+			if (n >= max)
+				return n;
+			out[n].ifindex = bvm->ifindex;
+			out[n].vid = vid;
+			out[n].flags = vi->flags & (BRIDGE_VLAN_INFO_PVID |
+						    BRIDGE_VLAN_INFO_UNTAGGED);
+			out[n].state = state;
+			n++;
+		}
 	}
 	return n;
 }

@@ -126,13 +126,15 @@ static const struct phase {
 	    { 1, 3, 1, 0, 0 } } },
 };
 
-/* VLAN membership in the VLAN phase: A, B untagged in 10 (pvid), tagged
- * in 20; C tagged in 10 and 20, pvid 30 (no member); D tagged in 20. */
+/* VLAN membership in the VLAN phases: A, B untagged in 10 (pvid), tagged
+ * in 20; C tagged in 10 and 20, pvid 30 (no member); D tagged in 20, and
+ * tagged but not forwarding in 10. */
 static const struct xt_vlan_def vlans[] = {
 	{ P_A, 10, XDPNET_VLAN_UNTAGGED },
 	{ P_A, 20, 0 },
 	{ P_B, 10, XDPNET_VLAN_UNTAGGED },
 	{ P_B, 20, 0 },
+	{ P_D, 10, XDPNET_VLAN_HELD },
 	{ P_C, 10, 0 },
 	{ P_C, 20, 0 },
 	{ P_D, 20, 0 },

@@ -15,6 +15,27 @@
 #define TO_B .dst = M_B, .src = M_A
 #define TAG(v) .tpid = ETH_P_8021Q, .vid = (v)
 
+/* 'bridge vlan set dev A|B vid 20 state blocking' (without MST). */
+static bool a_held_in_20(void)
+{
+	return xt_vlan_flags(P_A, 20, XDPNET_VLAN_HELD);
+}
+
+static bool b_held_in_20(void)
+{
+	return xt_vlan_flags(P_B, 20, XDPNET_VLAN_HELD);
+}
+
+static bool a_held_in_10(void)
+{
+	return xt_vlan_flags(P_A, 10, XDPNET_VLAN_HELD);
+}
+
+static bool b_held_in_10(void)
+{
+	return xt_vlan_flags(P_B, 10, XDPNET_VLAN_HELD);
+}
+
 static const struct xt_row filtering[] = {
 	/* Untagged: the ingress port's pvid. */
 	{ .name = "untagged on the pvid to an untagged member redirects",
@@ -23,6 +44,18 @@ static const struct xt_row filtering[] = {
 	{ .name = "untagged in, tagged out (tagging differs) passes",
 	  { .dst = M_C, .src = M_A },
 	  { TC_PASS(VLAN), XDP_ON } },
+	{ .name = "untagged, ingress port held in its pvid, passes",
+	  { TO_B },
+	  { TC_PASS(STATE), XDP_ON },
+	  .setup = a_held_in_10 },
+	{ .name = "untagged, egress port held in the pvid, passes",
+	  { TO_B },
+	  { TC_PASS(STATE), XDP_ON },
+	  .setup = b_held_in_10 },
+	{ .name = "untagged, egress port held in another VLAN, redirects",
+	  { TO_B },
+	  { TC_TO(P_B), XDP_TO(P_B) },
+	  .setup = b_held_in_20 },
 	{ .name = "untagged on a port without a pvid passes",
 	  { .in = P_D, .dst = M_B, .src = M_D },
 	  { TC_PASS(VLAN), XDP_ON } },
@@ -64,6 +97,19 @@ static const struct xt_row filtering[] = {
 	  { TO_B, TAG(30) },
 	  { XDP_ON } },
 	{ .name = "priority tag (VID 0) passes", { TO_B, TAG(0) }, { XDP_ON } },
+	/* Per-VLAN port state. */
+	{ .name = "ingress port not forwarding in the VLAN passes",
+	  { TO_B, TAG(20) },
+	  { XDP_ON },
+	  .setup = a_held_in_20 },
+	{ .name = "egress port not forwarding in the VLAN passes",
+	  { TO_B, TAG(20) },
+	  { XDP_ON },
+	  .setup = b_held_in_20 },
+	{ .name = "held in another VLAN: redirects",
+	  { TO_B, TAG(20) },
+	  { XDP_TO(P_B) },
+	  .setup = a_held_in_10 },
 	{ .name = "802.1ad tag passes (the bridge filters 802.1Q)",
 	  { TO_B, .tpid = ETH_P_8021AD, .vid = 20 },
 	  { XDP_ON } },
