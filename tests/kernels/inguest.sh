@@ -1,23 +1,35 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Inside the make check-kernels guest (tests/kernels/init runs it as root,
-# chrooted into the host's userland over the guest's kernel): the core of
-# the integration suite, and what xdpnet must do on this kernel
-# (tests/kernels/degrade.sh, in the same run). ARGS: more run.sh options;
-# "--full ARGS": the whole suite, with ARGS, instead.
-# The suite's logs go to $XNK_OUT/logs when a check failed.
+# chrooted into the host's userland over the guest's kernel):
+#   - the BPF program tests (build/tests/bpf_prog_test: the rows that need
+#     what the development kernel lacks, VLAN filtering, run here);
+#   - the core of the integration suite, and what xdpnet must do on this
+#     kernel (tests/kernels/degrade.sh, in the same run). ARGS: more
+#     run.sh options; "--full ARGS": the whole suite, with ARGS, instead;
+#   - with XNK_SELFTESTS_DIR (make check-kernels-full), the kernel's own
+#     bridge tests, plain and with xdpnet (tests/kernels/selftests.sh).
+# The suites' logs go to $XNK_OUT/logs when a check failed. Exit 0 only
+# when every part passed.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 echo "# guest: Linux $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ { print int($2 / 1024) }' /proc/meminfo) MiB"
+st=0
+echo "# --- tests/bpf"
+build/tests/bpf_prog_test || st=1
 if [ "${1:-}" = --full ]; then
 	shift # the whole suite, with ARGS
 else
 	set -- --core --also tests/kernels/degrade.sh "$@"
 fi
-tests/integration/run.sh "$@"
-rc=$?
-if [ "$rc" != 0 ] && [ -n "${XNK_OUT:-}" ]; then
+echo "# --- tests/integration/run.sh $*"
+tests/integration/run.sh "$@" || st=1
+if [ -n "${XNK_SELFTESTS_DIR:-}" ]; then
+	echo "# --- tests/kernels/selftests.sh"
+	XNST_LOGS=${XNK_OUT:+$XNK_OUT/logs/selftests} tests/kernels/selftests.sh "$XNK_SELFTESTS_DIR" || st=1
+fi
+if [ "$st" != 0 ] && [ -n "${XNK_OUT:-}" ]; then
 	mkdir -p "$XNK_OUT/logs"
 	cp -r /tmp/xnt-integration.* "$XNK_OUT/logs/" 2>/dev/null
 fi
-exit "$rc"
+exit "$st"

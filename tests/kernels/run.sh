@@ -40,6 +40,9 @@
 #   XNK_META=linux-image-amd64   the guest kernel's meta-package
 #   XNK_MEM=2048 XNK_SMP=2  guest memory (MiB) and vCPUs
 #   XNK_TIMEOUT=1800        seconds before the guest is stopped (a failure)
+#   XNK_SELFTESTS=1         also the kernel's own bridge tests, plain and with
+#                           xdpnet (tests/kernels/selftests.sh), from the
+#                           suite's linux-source package (cached; far longer)
 #   XNK_KEEP=1              keep the work folder even when everything passed
 #   XNV_CACHE=/var/cache/xdpnet-vm
 set -u
@@ -109,6 +112,21 @@ KVER=${KVER#linux-image-}
 MODS=$KDIR/lib/modules/$KVER
 [ -f "$MODS/modules.dep" ] || die "no $MODS/modules.dep (rm -r $KDIR to fetch again)"
 
+# The kernel's network selftests, from the source package of the same
+# version (linux-source-6.1 for 6.1.0-57-amd64).
+STDIR=
+if [ "${XNK_SELFTESTS:-0}" = 1 ]; then
+	STPKG=linux-source-$(echo "$KVER" | cut -d. -f1,2)
+	STDIR=$CACHE/$SUITE-selftests
+	if [ -d "$STDIR/forwarding" ] && [ "$(cut -d' ' -f1 "$STDIR/package" 2>/dev/null)" = "$STPKG" ]; then
+		say "selftests from the cache: $(cat "$STDIR/package")"
+	else
+		apt_suite "$SUITE"
+		fetch_selftests "$STPKG" "$SUITE-selftests"
+		say "selftests: $(cat "$STDIR/package")"
+	fi
+fi
+
 W=$(mktemp -d /tmp/xnk.XXXXXX)
 QPID=
 RC=1
@@ -153,6 +171,7 @@ REPO='$ROOT'
 KDIR='$KDIR'
 PRELOAD='$PRELOAD'
 ARGS='${XNK_ARGS:-}'
+SELFTESTS='$STDIR'
 EOF
 
 # ---------------------------------------------------------------- boot

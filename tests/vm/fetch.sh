@@ -19,6 +19,11 @@
 #	"KEEP X VERSION K" copies what to keep into the empty folder K, which
 #	becomes $CACHE/DEST, with K/package = "PACKAGE DEBIAN-VERSION"
 #   fetch_busybox         $CACHE/busybox/busybox (static) and its package line
+#   fetch_selftests PKG DEST
+#	the network selftests of the kernel source package PKG
+#	(linux-source-6.1): its tools/testing/selftests/net/forwarding,
+#	lib.sh and lib/ into $CACHE/DEST, with DEST/package (needs
+#	$CACHE/busybox/busybox, for its xz)
 #
 # The caller defines say MSG and die MSG. Remove the cache folder to
 # download afresh.
@@ -112,6 +117,26 @@ fetch_busybox() {
 	echo "busybox-static $(dpkg-deb -f "$dl/pkg.deb" Version)" >"$dl/b/package"
 	rm -rf "$CACHE/busybox"
 	mv "$dl/b" "$CACHE/busybox"
+	rm -rf "$dl"
+}
+
+fetch_selftests() { # PKG DEST
+	local dl v=${1#linux-source-} s
+	dl=$(mktemp -d "$CACHE/.dl.XXXXXX")
+	chown _apt "$dl" 2>/dev/null || true
+	say "downloading $1 (about $(deb_mib "$1") MB, once; only its network selftests are kept)"
+	if ! (cd "$dl" && apt-get "${APT_OPTS[@]}" download -qq "$1" 2>"$dl/apt.err"); then
+		apt_update
+		(cd "$dl" && apt-get "${APT_OPTS[@]}" download -qq "$1") || { rm -rf "$dl"; die "cannot download $1"; }
+	fi
+	mv "$dl"/*.deb "$dl/pkg.deb"
+	s=linux-source-$v/tools/testing/selftests/net
+	dpkg-deb --fsys-tarfile "$dl/pkg.deb" | tar -xO "./usr/src/linux-source-$v.tar.xz" |
+		"$CACHE/busybox/busybox" xzcat | tar -x -C "$dl" --wildcards "$s/forwarding" "$s/lib*" ||
+		{ rm -rf "$dl"; die "$1: no $s/forwarding in it"; }
+	echo "$1 $(dpkg-deb -f "$dl/pkg.deb" Version)" >"$dl/$s/package"
+	rm -rf "${CACHE:?}/$2"
+	mv "$dl/$s" "$CACHE/$2"
 	rm -rf "$dl"
 }
 
