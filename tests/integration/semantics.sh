@@ -48,6 +48,16 @@
 #   tcn       STP on, a stand-in sends TCN BPDUs: during the topology
 #             change (entries age after forward_delay) a bypassed flow
 #             never floods to the others (before and after attach)
+# Where the kernel has bridge VLAN filtering (a probe; skipped and named
+# otherwise):
+#   vlan      membership, tagging, pvid: frames stay in their VLAN, a VLAN
+#             a port is no member of gets nothing (before and after attach)
+#   vlanstate per-VLAN port state (learning, blocking): nothing in or out
+#             of that VLAN there (before and after attach)
+#   qinq      vlan_protocol 802.1ad: a C-tagged frame is untagged to the
+#             bridge (its pvid), an S-tagged one is in its VLAN
+#   vlanchange a port leaves a VLAN under traffic: frames 2 s after it never
+#             reach the port
 #
 # Output: "ok N - ..." / "not ok N - ...", then "P passed, F failed" and the
 # time taken. Options:
@@ -65,7 +75,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 . "$HERE/semlib.sh"
 
-CASES=${SEM_CASES:-flood,vxlan,stp,blocking,isolation,locked,learning,static,mtu,gso,ageing,hub,tc,promisc,tunnel,tcn}
+CASES=${SEM_CASES:-flood,vxlan,stp,blocking,isolation,locked,learning,static,mtu,gso,ageing,hub,tc,promisc,tunnel,tcn,vlan,vlanstate,qinq,vlanchange}
 KINDS=${SEM_KINDS:-veth,tap}
 VARIANTS=${SEM_VARIANTS:-}
 FULL=0
@@ -851,6 +861,166 @@ case_tcn() { # VARIANT pre|post
 	return $st
 }
 
+# ---------------------------------------------------------------- vlan
+
+rx_ge() { [ "$(sw_rx "$1")" -ge "$2" ]; }
+
+# Bridge VLAN filtering (CONFIG_BRIDGE_VLAN_FILTERING; the development
+# kernel lacks it, Debian's kernels in make check-kernels have it).
+have_vlan_filtering() {
+	ip -n "$SW" link add xnqvp0 type bridge vlan_filtering 1 2>/dev/null || return 1
+	ip -n "$SW" link del xnqvp0
+}
+
+# vlan_on [802.1Q|802.1ad]: filtering on, and (VLAN 1 gone everywhere)
+#   stand-in 1, 2: VLAN 10 pvid untagged, VLAN 20 tagged;
+#   stand-in 3:    VLAN 10 tagged, no pvid;
+#   stand-in 4:    VLAN 20 pvid untagged.
+vlan_on() {
+	local i
+	ip -n "$SW" link set "$BR" type bridge vlan_filtering 1 vlan_protocol "${1:-802.1Q}" || return 1
+	for i in 1 2 3 4; do bridge -n "$SW" vlan del dev "${VPORT[$i]}" vid 1 || return 1; done
+	for i in 1 2; do
+		bridge -n "$SW" vlan add dev "${VPORT[$i]}" vid 10 pvid untagged &&
+			bridge -n "$SW" vlan add dev "${VPORT[$i]}" vid 20 || return 1
+	done
+	bridge -n "$SW" vlan add dev "${VPORT[3]}" vid 10 &&
+		bridge -n "$SW" vlan add dev "${VPORT[4]}" vid 20 pvid untagged || return 1
+	bridge -n "$SW" vlan show
+}
+vlan_off() {
+	local i
+	ip -n "$SW" link set "$BR" type bridge vlan_filtering 0 vlan_protocol 802.1Q
+	for i in $(seq "$NVM"); do
+		bridge -n "$SW" vlan del dev "${VPORT[$i]}" vid 10 2>/dev/null
+		bridge -n "$SW" vlan del dev "${VPORT[$i]}" vid 20 2>/dev/null
+		bridge -n "$SW" vlan add dev "${VPORT[$i]}" vid 1 pvid untagged 2>/dev/null
+	done
+	return 0
+}
+# Every stand-in known in its VLANs (3 only sends tagged: it has no pvid).
+vlan_learn() {
+	learn_all && tx 3 h 1 --tag 9 --vlan 10 && tx 1 h 1 --tag 9 --vlan 20 &&
+		tx 2 h 1 --tag 9 --vlan 20
+}
+# With a follower, wait until the datapath filters VLANs as the bridge.
+vlan_settle() { # VARIANT WANT(true|false)
+	local i
+	[ "$1" = bridge ] && return 0
+	v_nf "$1" && return 0
+	for i in $(seq 40); do
+		[ "$(xn status "$BR" --json | jq '.bridges[0].vlan_filtering')" = "$2" ] && return 0
+		sleep 0.05
+	done
+	echo "the follower did not take vlan_filtering $2"
+	return 1
+}
+
+# Membership, tagging, pvid: frames stay in their VLAN, untagged frames
+# take the pvid, a frame in a VLAN its port is no member of goes nowhere.
+case_vlan() { # VARIANT pre|post
+	local v=$1 when=$2 st=0
+	if [ "$when" = pre ]; then
+		vlan_on || return 1
+		v_attach "$v" || return 1
+	else
+		v_attach "$v" && warm "$v" || return 1
+		vlan_on && vlan_settle "$v" true || return 1
+	fi
+	vlan_learn || return 1
+	m_start || return 1
+	tx 1 2 "$N" --tag 801 || st=1             # VLAN 10, untagged both sides
+	tx 1 2 "$N" --tag 802 --vlan 20 || st=1   # VLAN 20, tagged both sides
+	tx 1 3 "$N" --tag 803 || st=1             # VLAN 10, tagged out: the bridge tags
+	tx 1 4 "$N" --tag 804 || st=1             # 4 is no member of 10: floods in 10
+	tx 1 2 "$N" --tag 805 --vlan 30 || st=1   # VLAN 30: 1 is no member
+	tx 3 1 "$N" --tag 806 || st=1             # untagged on a port without a pvid
+	tx 4 1 "$N" --tag 807 || st=1             # VLAN 20: 1 is tagged there
+	m_end || st=1
+	expect_at 801 "2=$N" && expect_at 802 "2=$N" && expect_at 803 "3=$N" || st=1
+	expect_at 804 "2=$N 3=$N" && expect_at 805 "" && expect_at 806 "" || st=1
+	expect_at 807 "1=$N" || st=1
+	show_ctr "$v" "${VPORT[1]}" pass_vlan pass_unknown tc_redirect xdp_redirect
+	vlan_off
+	v_detach "$v" || st=1
+	return $st
+}
+
+# Per-VLAN state ('bridge vlan set ... state', no MST): a port that is not
+# forwarding in VLAN 10 gets nothing and sends nothing there; VLAN 20 is
+# untouched.
+case_vlanstate() { # VARIANT pre|post
+	local v=$1 when=$2 st=0
+	vlan_on || return 1
+	if [ "$when" = post ]; then v_attach "$v" && vlan_settle "$v" true || return 1; fi
+	vlan_learn || return 1
+	bridge -n "$SW" vlan set dev "${VPORT[2]}" vid 10 state learning &&
+		bridge -n "$SW" vlan set dev "${VPORT[3]}" vid 10 state blocking || return 1
+	bridge -n "$SW" -d vlan show | grep -E "xnq|state"
+	if [ "$when" = pre ]; then v_attach "$v" || return 1; fi
+	m_start || return 1
+	tx 1 2 "$N" --tag 811 || st=1            # into a port learning in 10
+	tx 2 1 "$N" --tag 812 || st=1            # out of it
+	tx 1 3 "$N" --tag 813 || st=1            # into a port blocking in 10
+	tx 1 2 "$N" --tag 814 --vlan 20 || st=1  # control: VLAN 20
+	m_end || st=1
+	expect_at 811 "" && expect_at 812 "" && expect_at 813 "" || st=1
+	expect_at 814 "2=$N" || st=1
+	show_ctr "$v" "${VPORT[1]}" pass_state tc_redirect xdp_redirect
+	vlan_off
+	v_detach "$v" || st=1
+	return $st
+}
+
+# vlan_protocol 802.1ad: a C-tag (802.1Q) is payload of an untagged frame
+# to the bridge. Stand-in 1 sends C-tagged 20 to stand-in 4, whose MAC the
+# bridge knows in S-VLAN 20: for the bridge the frame is in VLAN 10 (1's
+# pvid), where 4's MAC is unknown: it floods to 2 and 3, never to 4. An
+# S-tagged 20 frame reaches 4.
+case_qinq() { # VARIANT
+	local v=$1 st=0
+	vlan_on 802.1ad || return 1
+	v_attach "$v" || return 1
+	learn_all && tx 3 h 1 --tag 9 --vlan 10,ad && tx 1 h 1 --tag 9 --vlan 20,ad || return 1
+	m_start || return 1
+	tx 1 4 "$N" --tag 821 --vlan 20 || st=1
+	tx 1 4 "$N" --tag 822 --vlan 20,ad || st=1
+	m_end || st=1
+	expect_at 821 "2=$N 3=$N" && expect_at 822 "4=$N" || st=1
+	[ "$v" = bridge ] || xn status "$BR" --json | jq -c '.bridges[0] | {vlan_filtering, vlan_protocol}'
+	show_ctr "$v" "${VPORT[1]}" pass_vlan pass_unknown tc_redirect xdp_redirect
+	vlan_off
+	v_detach "$v" || st=1
+	return $st
+}
+
+# A VLAN change under traffic: 1 -> 2 in VLAN 10 at 50 frames/s for 4 s;
+# after 1 s stand-in 2 leaves VLAN 10. Frames sent 2 s or more after the
+# change began (sequence >= 150) never arrive; the first second's do.
+case_vlanchange() { # VARIANT
+	local v=$1 st=0 pid r0
+	vlan_on || return 1
+	v_attach "$v" && vlan_settle "$v" true || return 1
+	vlan_learn || return 1
+	m_start "late ${VNS[2]} eth0 ${VPORT[2]} --tag 831 --seq-ge 150" || return 1
+	r0=$(sw_rx "${VPORT[1]}")
+	nsx "${VNS[1]}" "$FR" send eth0 --dst "${VMAC[2]}" --src "${VMAC[1]}" --count 200 --rate 50 --tag 831 >/dev/null &
+	pid=$!
+	track "$pid"
+	# The change once the first second's 50 frames are out.
+	wait_until 10 rx_ge "${VPORT[1]}" $((r0 + 50)) || st=1
+	bridge -n "$SW" vlan del dev "${VPORT[2]}" vid 10 || st=1
+	wait "$pid"
+	untrack "$pid"
+	m_end || st=1
+	echo "at 2: $(m_tag 2 831) of 200; sent 2 s or more after the change: $(m_get late seq_ge)"
+	expect_eq "frames sent 2 s or more after stand-in 2 left VLAN 10 that reached it" "$(m_get late seq_ge)" 0 || st=1
+	expect_ge "frames of the first second that reached stand-in 2" "$(m_tag 2 831)" 40 || st=1
+	vlan_off
+	v_detach "$v" || st=1
+	return $st
+}
+
 # ---------------------------------------------------------------- run
 
 preflight() {
@@ -920,6 +1090,22 @@ kind_cases() {
 		run_case tcn "STP topology change (TCN from a VM) before attach: a bypassed flow never floods" "$BEFORE_VARIANTS tc/portable/nf" pre
 		NOBASE=1 run_case tcn "STP topology change after attach: a bypassed flow never floods" "$AFTER_VARIANTS" post
 	}
+	if want vlan || want vlanstate || want qinq || want vlanchange; then
+		if have_vlan_filtering; then
+			want vlan && {
+				run_case vlan "VLANs set before attach: membership, tagging, pvid as the bridge's" "$BEFORE_VARIANTS" pre
+				NOBASE=1 run_case vlan "VLANs set after attach: membership, tagging, pvid as the bridge's" "$AFTER_FOLLOW" post
+			}
+			want vlanstate && {
+				run_case vlanstate "per-VLAN state before attach: nothing in or out of that VLAN" "$BEFORE_VARIANTS" pre
+				NOBASE=1 run_case vlanstate "per-VLAN state after attach: nothing in or out of that VLAN" "$AFTER_FOLLOW" post
+			}
+			want qinq && run_case qinq "802.1ad bridge: a C-tag is payload, an S-tag a VLAN" "$BEFORE_VARIANTS"
+			want vlanchange && run_case vlanchange "a port leaves a VLAN under traffic: nothing reaches it 2 s later" "$AFTER_FOLLOW"
+		else
+			note "SKIP vlan, vlanstate, qinq, vlanchange: the kernel lacks bridge VLAN filtering (CONFIG_BRIDGE_VLAN_FILTERING)"
+		fi
+	fi
 	want flood && run_case flood "flood of random and host source MACs: host reachable, nothing to the attacker, flow intact" "$BEFORE_VARIANTS"
 }
 

@@ -354,6 +354,7 @@ q_reset() {
 	ip -n "$SW" link set "$BR" type bridge ageing_time 30000
 	stp_off
 	ip -n "$SW" link set "$BR" promisc off
+	declare -F vlan_off >/dev/null && have_vlan_filtering && vlan_off
 	br_nf 0
 	for i in $(seq "$NVM"); do
 		declare -F tc_clear >/dev/null && tc_clear "${VPORT[$i]}"

@@ -6,12 +6,15 @@
  *
  *   xnt_frames send DEV --dst MAC [--src MAC|random] [--count N]
  *                   [--rate PPS] [--len BYTES] [--tag N] [--df]
- *                   [--saddr IP] [--daddr IP] [--direct]
+ *                   [--saddr IP] [--daddr IP] [--direct] [--vlan VID[,ad]]
  *       IPv4/UDP frames of --len bytes (Ethernet header included, at least
  *       60) with valid IP and UDP checksums; the payload starts with
  *       "XNTF", the tag and a sequence number (0, 1, ...). --src random:
  *       a fresh random locally administered unicast source per frame.
  *       Prints "sent N". Without --rate, as fast as the device takes them.
+ *       --vlan: with an 802.1Q tag of that VLAN (",ad": 802.1ad) after
+ *       the addresses, 4 bytes more. A receiver's stack takes the tag
+ *       off before the counter sees the frame.
  *       --direct: past the device's qdisc and tc egress hook
  *       (PACKET_QDISC_BYPASS), as a fence through a port whose egress
  *       drops what the test sends.
@@ -67,6 +70,7 @@ struct opts {
 	long count, want;
 	double rate, timeout;
 	int len, df, direct, have_tag, have_fence;
+	int vid, vlan_ad; /* --vlan: vid 0 none */
 	uint32_t tag, fence;
 	long seq_ge;
 	int min_len, over;
@@ -85,7 +89,7 @@ static void __attribute__((noreturn)) usage(void)
 {
 	fputs("usage: xnt_frames send DEV --dst MAC [--src MAC|random] "
 	      "[--count N] [--rate PPS] [--len BYTES] [--tag N] [--df] "
-	      "[--saddr IP] [--daddr IP] [--direct]\n"
+	      "[--saddr IP] [--daddr IP] [--direct] [--vlan VID[,ad]]\n"
 	      "       xnt_frames garp DEV --src MAC --saddr IP\n"
 	      "       xnt_frames count DEV [--tag N] [--dst MAC] [--src MAC] "
 	      "[--min-len L] [--seq-ge S] [--timeout SECS] [--want N] "
@@ -139,7 +143,7 @@ static void parse(int argc, char **argv, struct opts *o)
 		{ "seq-ge", 1, 0, 'g' }, { "timeout", 1, 0, 'T' },
 		{ "want", 1, 0, 'w' },	 { "fence", 1, 0, 'F' },
 		{ "over", 1, 0, 'o' },	 { "direct", 0, 0, 'B' },
-		{ 0, 0, 0, 0 },
+		{ "vlan", 1, 0, 'V' },	 { 0, 0, 0, 0 },
 	};
 	int c;
 
@@ -187,6 +191,17 @@ static void parse(int argc, char **argv, struct opts *o)
 		case 'B':
 			o->direct = 1;
 			break;
+		case 'V': {
+			char *c = strchr(optarg, ',');
+
+			o->vlan_ad = c && !strcmp(c, ",ad");
+			if (c && !o->vlan_ad)
+				usage();
+			if (c)
+				*c = 0;
+			o->vid = parse_num(optarg, 1, 4094);
+			break;
+		}
 		case 'S':
 		case 'A':
 			if (inet_pton(AF_INET, optarg,
@@ -350,7 +365,7 @@ static int send_frame(int fd, const struct sockaddr_ll *sa, const uint8_t *f,
 
 static int cmd_send(const struct opts *o)
 {
-	static uint8_t f[FRAME_MAX];
+	static uint8_t f[FRAME_MAX + 4]; /* --vlan */
 	struct sockaddr_ll sa;
 	double t0, next;
 	long i;
@@ -372,12 +387,17 @@ static int cmd_send(const struct opts *o)
 	t0 = now_s();
 	for (i = 0; i < o->count && !stop; i++) {
 		build_udp(o, f, (uint32_t)i);
+		if (o->vid) {
+			memmove(f + 16, f + 12, o->len - 12);
+			put16(f + 12, o->vlan_ad ? 0x88a8 : 0x8100);
+			put16(f + 14, o->vid);
+		}
 		if (o->rate) {
 			next = t0 + i / o->rate;
 			while (now_s() < next)
 				usleep(50);
 		}
-		if (send_frame(fd, &sa, f, o->len))
+		if (send_frame(fd, &sa, f, o->len + (o->vid ? 4 : 0)))
 			fail("send");
 	}
 	printf("sent %ld\n", i);
