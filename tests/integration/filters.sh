@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Live test of user/filters*.c (through build/tests/xn_filters): a bridge
 # with two veth ports whose peers sit in namespaces of their own (the
-# "machines"), rules loaded with iptables, ebtables and nft inside the
+# "machines"), rules loaded with iptables, ebtables, nft and tc inside the
 # bridge's namespace, and for each case the verdict read from the live
 # system. Where a case says a rule does (not) apply to frames between the
 # two ports, a ping between the machines through the bridge must be
@@ -13,6 +13,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 TOOL=${XN_FILTERS:-$ROOT/build/tests/xn_filters}
+TCDROP=${TCDROP:-$ROOT/build/tests/xnt_tcdrop.bpf.o}
 SW=xnf-sw$$ A=xnf-a$$ B=xnf-b$$
 BR=xnfbr0
 parse_args "[--keep] [-v]" "$@"
@@ -21,10 +22,11 @@ traps_install
 preflight() {
 	local t st=0
 	[ "$(id -u)" = 0 ] || { echo "must run as root"; return 1; }
-	for t in ip iptables ebtables nft ping; do
+	for t in ip iptables ebtables nft tc ping; do
 		command -v $t >/dev/null || { echo "missing tool: $t"; st=1; }
 	done
 	[ -x "$TOOL" ] || { echo "missing $TOOL (make all)"; st=1; }
+	[ -f "$TCDROP" ] || { echo "missing $TCDROP (make all)"; st=1; }
 	return $st
 }
 check "preflight: root, tools, xn_filters" preflight || finish
@@ -60,6 +62,9 @@ flush() {
 	sw nft flush ruleset
 	sw sysctl -qw net.bridge.bridge-nf-call-iptables=1
 	echo 0 | sw tee /sys/class/net/$BR/bridge/nf_call_iptables >/dev/null
+	sw tc qdisc del dev xnfpa clsact 2>/dev/null
+	sw tc qdisc del dev xnfpb root 2>/dev/null
+	return 0
 }
 
 # The machines can ping each other once (no other traffic on the bridge).
@@ -135,6 +140,21 @@ nft_ingress() {
 	sw nft add rule netdev xnf xin ip protocol icmp drop
 }
 case_ "nft netdev ingress chain on a port" ports "xnfpb" drop nft_ingress
+
+# tc of a port's own: a filter on its ingress holds the port; a qdisc on
+# its egress keeps XDP redirects out of it, and is no filter.
+tc_in() {
+	sw tc qdisc add dev xnfpa clsact &&
+		sw tc filter add dev xnfpa ingress pref 7 bpf da obj "$TCDROP" sec tc
+}
+case_ "tc filter on a port's ingress" ports "xnfpa" drop tc_in
+tc_out() { sw tc qdisc add dev xnfpb root pfifo limit 0; }
+tc_out_check() {
+	verdict_is clean "-" drop tc_out || return 1
+	grep -q "^port xnfpb no XDP redirects in: tc on its egress (qdisc pfifo)" "$WORK/out" ||
+		{ echo "FAIL: xnfpb's egress qdisc not named"; return 1; }
+}
+check "tc qdisc on a port's egress: no XDP redirects into it (clean)" tc_out_check
 
 # A tool that fails: unknown, quietly, and named.
 failing_tool() {
