@@ -7,6 +7,9 @@
 #   - the core of the integration suite, and what xdpnet must do on this
 #     kernel (tests/kernels/degrade.sh, in the same run). ARGS: more
 #     run.sh options; "--full ARGS": the whole suite, with ARGS, instead;
+#   - semantics.sh's VLAN cases (VLAN filtering: membership, tagging,
+#     pvid, per-VLAN state, 802.1ad, a VLAN change under traffic), each on
+#     the plain bridge first; XNK_SEM_ARGS: more semantics.sh options;
 #   - with XNK_SELFTESTS_DIR (make check-kernels-full), the kernel's own
 #     bridge tests, plain and with xdpnet (tests/kernels/selftests.sh).
 # The suites' logs go to $XNK_OUT/logs when a check failed. Exit 0 only
@@ -24,6 +27,9 @@ else
 fi
 echo "# --- tests/integration/run.sh $*"
 tests/integration/run.sh "$@" || st=1
+echo "# --- tests/integration/semantics.sh (VLAN cases)"
+# shellcheck disable=SC2086
+tests/integration/semantics.sh --cases vlan,vlanstate,qinq,vlanchange ${XNK_SEM_ARGS:-} || st=1
 if [ -n "${XNK_SELFTESTS_DIR:-}" ]; then
 	echo "# --- tests/kernels/selftests.sh"
 	XNST_LOGS=${XNK_OUT:+$XNK_OUT/logs/selftests} tests/kernels/selftests.sh "$XNK_SELFTESTS_DIR" || st=1

@@ -40,6 +40,8 @@
 #   XNK_META=linux-image-amd64   the guest kernel's meta-package
 #   XNK_MEM=2048 XNK_SMP=2  guest memory (MiB) and vCPUs
 #   XNK_TIMEOUT=1800        seconds before the guest is stopped (a failure)
+#   XNK_SEM_ARGS="..."      more semantics.sh options for its VLAN cases
+#                           (e.g. "--kinds veth")
 #   XNK_SELFTESTS=1         also the kernel's own bridge tests, plain and with
 #                           xdpnet (tests/kernels/selftests.sh), from the
 #                           suite's linux-source package (cached; far longer)
@@ -172,6 +174,7 @@ KDIR='$KDIR'
 PRELOAD='$PRELOAD'
 ARGS='${XNK_ARGS:-}'
 SELFTESTS='$STDIR'
+SEM_ARGS='${XNK_SEM_ARGS:-}'
 EOF
 
 # ---------------------------------------------------------------- boot
