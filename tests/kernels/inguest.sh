@@ -32,7 +32,9 @@ echo "# --- tests/integration/semantics.sh (VLAN cases)"
 tests/integration/semantics.sh --cases vlan,vlanstate,qinq,vlanchange ${XNK_SEM_ARGS:-} || st=1
 if [ -n "${XNK_SELFTESTS_DIR:-}" ]; then
 	echo "# --- tests/kernels/selftests.sh"
-	XNST_LOGS=${XNK_OUT:+$XNK_OUT/logs/selftests} tests/kernels/selftests.sh "$XNK_SELFTESTS_DIR" || st=1
+	# shellcheck disable=SC2086
+	XNST_LOGS=${XNK_OUT:+$XNK_OUT/logs/selftests} tests/kernels/selftests.sh "$XNK_SELFTESTS_DIR" \
+		${XNK_SELFTESTS_ONLY:-} || st=1
 fi
 if [ "$st" != 0 ] && [ -n "${XNK_OUT:-}" ]; then
 	mkdir -p "$XNK_OUT/logs"

@@ -45,6 +45,7 @@
 #   XNK_SELFTESTS=1         also the kernel's own bridge tests, plain and with
 #                           xdpnet (tests/kernels/selftests.sh), from the
 #                           suite's linux-source package (cached; far longer)
+#   XNK_SELFTESTS_ONLY="bridge_vlan_aware.sh ..."  only these selftests
 #   XNK_KEEP=1              keep the work folder even when everything passed
 #   XNV_CACHE=/var/cache/xdpnet-vm
 set -u
@@ -175,6 +176,7 @@ PRELOAD='$PRELOAD'
 ARGS='${XNK_ARGS:-}'
 SELFTESTS='$STDIR'
 SEM_ARGS='${XNK_SEM_ARGS:-}'
+SELFTESTS_ONLY='${XNK_SELFTESTS_ONLY:-}'
 EOF
 
 # ---------------------------------------------------------------- boot
