@@ -63,6 +63,7 @@ flush() {
 	sw sysctl -qw net.bridge.bridge-nf-call-iptables=1
 	echo 0 | sw tee /sys/class/net/$BR/bridge/nf_call_iptables >/dev/null
 	sw tc qdisc del dev xnfpa clsact 2>/dev/null
+	sw tc qdisc del dev xnfpa ingress 2>/dev/null
 	sw tc qdisc del dev xnfpb root 2>/dev/null
 	return 0
 }
@@ -148,6 +149,12 @@ tc_in() {
 		sw tc filter add dev xnfpa ingress pref 7 bpf da obj "$TCDROP" sec tc
 }
 case_ "tc filter on a port's ingress" ports "xnfpa" drop tc_in
+# libvirt's <bandwidth outbound>: an ingress qdisc, a filter at parent ffff:.
+tc_legacy() {
+	sw tc qdisc add dev xnfpa handle ffff: ingress &&
+		sw tc filter add dev xnfpa parent ffff: pref 7 bpf da obj "$TCDROP" sec tc
+}
+case_ "tc filter on a port's ingress qdisc (parent ffff:)" ports "xnfpa" drop tc_legacy
 tc_out() { sw tc qdisc add dev xnfpb root pfifo limit 0; }
 tc_out_check() {
 	verdict_is clean "-" drop tc_out || return 1
