@@ -14,6 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <linux/pkt_sched.h>
+#include "xdpnet.h"
+#include "lib/nl.h"
 #include "filters/filters.h"
 #include "lib/json_reader.h"
 
@@ -583,6 +586,64 @@ static void test_tc(void **state)
 	done(t);
 }
 
+/* filters/tc.c's judgements on dumps: xdpnet's own clsact filter and a
+ * classifier's head (handle 0) are no filters; anything else is, once per
+ * kind. The kernel's default qdiscs (handle 0) are none of the port's. */
+static void test_tc_dumps(void **state)
+{
+	static const struct xn_tc_obj f[] = {
+		{ .handle = 0, .prio = XDPNET_CLSACT_PRIO, .kind = "bpf" },
+		{ .handle = XDPNET_CLSACT_HANDLE,
+		  .prio = XDPNET_CLSACT_PRIO,
+		  .kind = "bpf" },
+	};
+	static const struct xn_tc_obj g[] = {
+		{ .handle = 0, .prio = 49152, .kind = "u32" },
+		{ .handle = 0x80000800, .prio = 49152, .kind = "u32" },
+		{ .handle = 0x80000801, .prio = 49152, .kind = "u32" },
+		{ .handle = 2, .prio = XDPNET_CLSACT_PRIO, .kind = "bpf" },
+		{ .handle = XDPNET_CLSACT_HANDLE, .prio = 7, .kind = "bpf" },
+	};
+	static const struct xn_tc_obj q[] = {
+		{ .ifindex = 5, .handle = 0, .parent = TC_H_ROOT, .kind = "mq" },
+		{ .ifindex = 5,
+		  .handle = 0,
+		  .parent = 0x10001,
+		  .kind = "fq_codel" },
+		{ .ifindex = 5,
+		  .handle = 0xffff0000,
+		  .parent = TC_H_INGRESS,
+		  .kind = "clsact" },
+		{ .ifindex = 6,
+		  .handle = 0x80010000,
+		  .parent = TC_H_ROOT,
+		  .kind = "htb" },
+		{ .ifindex = 6,
+		  .handle = 0xffff0000,
+		  .parent = TC_H_INGRESS,
+		  .kind = "ingress" },
+	};
+	struct xn_filt_port_id p5 = { .ifindex = 5 }, p6 = { .ifindex = 6 },
+			       p7 = { .ifindex = 7 };
+	char buf[96] = "";
+	int in, cl;
+
+	(void)state;
+	xn_filt_tc_filters(f, 2, buf, sizeof(buf), "filter");
+	assert_string_equal(buf, "");
+	xn_filt_tc_filters(g, 5, buf, sizeof(buf), "filter");
+	assert_string_equal(buf, "filter u32, filter bpf");
+	xn_filt_tc_qdiscs(&p5, q, 5, &in, &cl);
+	assert_true(in && cl);
+	assert_string_equal(p5.tc_out, "");
+	xn_filt_tc_qdiscs(&p6, q, 5, &in, &cl);
+	assert_true(in && !cl);
+	assert_string_equal(p6.tc_out, "qdisc htb");
+	xn_filt_tc_qdiscs(&p7, q, 5, &in, &cl);
+	assert_true(!in && !cl);
+	assert_string_equal(p7.tc_out, "");
+}
+
 static void test_json(void **state)
 {
 	char err[128];
@@ -626,6 +687,7 @@ int main(void)
 		cmocka_unit_test(test_inline),
 		cmocka_unit_test(test_unknown_tool),
 		cmocka_unit_test(test_tc),
+		cmocka_unit_test(test_tc_dumps),
 		cmocka_unit_test(test_json),
 	};
 

@@ -119,6 +119,14 @@ struct xn_filt_live {
  * fails is named in unknown (len bytes), appended. */
 void xn_filt_read_tc(struct xn_filt_port_id *ports, int n, char *unknown,
 		     size_t len);
+/* Its two judgements, pure: the qdiscs of a namespace for port p (an
+ * ingress or clsact qdisc; a qdisc of its own into p->tc_out), and the
+ * filters of one block, but xdpnet's own, into buf ("WHAT KIND, ..."). */
+struct xn_tc_obj;
+void xn_filt_tc_qdiscs(struct xn_filt_port_id *p, const struct xn_tc_obj *q,
+		       int nq, int *ingress, int *clsact);
+void xn_filt_tc_filters(const struct xn_tc_obj *f, int n, char *buf, size_t len,
+			const char *what);
 
 /* Reads ports (the bridge's tap/veth and other ports) and their tc, the
  * br_netfilter sysctls and the bridge's nf_call_* options, its addresses

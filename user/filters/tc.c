@@ -45,22 +45,51 @@ static int ours(const struct xn_tc_obj *f)
 	       f->prio == XDPNET_CLSACT_PRIO;
 }
 
+void xn_filt_tc_filters(const struct xn_tc_obj *f, int n, char *buf, size_t len,
+			const char *what)
+{
+	int i;
+
+	/* Handle 0: the classifier of a priority and protocol itself, which
+	 * a dump lists before its filters (tc shows it as a line without a
+	 * handle); it does nothing by itself. */
+	for (i = 0; i < n; i++)
+		if (f[i].kind[0] && f[i].handle && !ours(&f[i]))
+			add(buf, len, what, f[i].kind);
+}
+
+void xn_filt_tc_qdiscs(struct xn_filt_port_id *p, const struct xn_tc_obj *q,
+		       int nq, int *ingress, int *clsact)
+{
+	int j;
+
+	*ingress = *clsact = 0;
+	for (j = 0; j < nq; j++) {
+		if ((int)q[j].ifindex != p->ifindex)
+			continue;
+		if (q[j].parent == TC_H_INGRESS) {
+			*ingress = 1;
+			*clsact = !strcmp(q[j].kind, "clsact");
+		} else if (q[j].handle) {
+			add(p->tc_out, sizeof(p->tc_out), "qdisc", q[j].kind);
+		}
+	}
+}
+
 /* The filters at parent into buf; 0, or -1 when they cannot be read. A
  * qdisc that went away in between (or a port) has none. */
 static int filters(const struct xn_filt_port_id *p, __u32 parent, char *buf,
 		   size_t len, const char *what)
 {
 	struct xn_tc_obj *f = NULL;
-	int n = 0, i, err;
+	int n = 0, err;
 
 	err = xn_dump_tfilters(p->ifindex, parent, &f, &n);
 	if (err == -ENOENT || err == -ENODEV || err == -EINVAL)
 		return 0;
 	if (err)
 		return -1;
-	for (i = 0; i < n; i++)
-		if (f[i].kind[0] && !ours(&f[i]))
-			add(buf, len, what, f[i].kind);
+	xn_filt_tc_filters(f, n, buf, len, what);
 	free(f);
 	return 0;
 }
@@ -69,7 +98,7 @@ void xn_filt_read_tc(struct xn_filt_port_id *ports, int n, char *unknown,
 		     size_t len)
 {
 	struct xn_tc_obj *q = NULL;
-	int nq = 0, i, j;
+	int nq = 0, i;
 
 	if (xn_dump_qdiscs(&q, &nq)) {
 		note(unknown, len, "qdiscs", "the bridge's ports");
@@ -80,17 +109,7 @@ void xn_filt_read_tc(struct xn_filt_port_id *ports, int n, char *unknown,
 		int ingress = 0, clsact = 0;
 
 		p->tc_in[0] = p->tc_out[0] = 0;
-		for (j = 0; j < nq; j++) {
-			if ((int)q[j].ifindex != p->ifindex)
-				continue;
-			if (q[j].parent == TC_H_INGRESS) {
-				ingress = 1;
-				clsact = !strcmp(q[j].kind, "clsact");
-			} else if (q[j].handle) {
-				add(p->tc_out, sizeof(p->tc_out), "qdisc",
-				    q[j].kind);
-			}
-		}
+		xn_filt_tc_qdiscs(p, q, nq, &ingress, &clsact);
 		if (ingress &&
 		    filters(p, TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_INGRESS),
 			    p->tc_in, sizeof(p->tc_in), "filter"))
