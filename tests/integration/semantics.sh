@@ -116,11 +116,44 @@ START=$(date +%s)
 elapsed() { echo $(($(date +%s) - START)); }
 section() { echo "# --- $* ($(elapsed) s)"; }
 
+# Where the kernel cannot load the live datapath (a probe: attach, and
+# see which datapath status reports), its variants run with the portable
+# one, and those without a follower (the live datapath alone) are left
+# out.
+LIVE_OK=
+live_probe() {
+	local d
+	[ -n "$LIVE_OK" ] && return 0
+	xn attach "$BR" --no-follow >/dev/null 2>&1 || return 1
+	d=$(xn status "$BR" --json | jq -r '.bridges[0].datapath')
+	xn detach "$BR" >/dev/null 2>&1
+	if [ "$d" = live ]; then
+		LIVE_OK=1
+	else
+		LIVE_OK=0
+		note "SKIP the live datapath: the kernel cannot load it ($(live_missing || echo "status says $d")); live variants run as portable, live/nf ones are left out"
+	fi
+}
+map_variants() {
+	local v out=
+	for v in $1; do
+		if [ "$LIVE_OK" = 0 ]; then
+			case $v in
+			*/live/nf) continue ;;
+			*/live) v=${v%/live}/portable ;;
+			esac
+		fi
+		case " $out " in *" $v "*) ;; *) out="$out $v" ;; esac
+	done
+	echo "$out"
+}
+
 # run_case NAME DESC VARIANTS [ARGS]: case_NAME on the plain bridge, then
 # attached as each variant says. NOBASE=1: not on the plain bridge (a
 # change after attach: the same rule's "before attach" run did that).
 run_case() {
-	local name=$1 desc=$2 vs=$3 v t0 base=bridge
+	local name=$1 desc=$2 vs v t0 base=bridge
+	vs=$(map_variants "$3")
 	shift 3
 	[ "${NOBASE:-0}" = 1 ] && base=
 	for v in $base $vs; do
@@ -977,8 +1010,8 @@ case_vlanstate() { # VARIANT pre|post
 # vlan_protocol 802.1ad: a C-tag (802.1Q) is payload of an untagged frame
 # to the bridge. Stand-in 1 sends C-tagged 20 to stand-in 4, whose MAC the
 # bridge knows in S-VLAN 20: for the bridge the frame is in VLAN 10 (1's
-# pvid), where 4's MAC is unknown: it floods to 2 and 3, never to 4. An
-# S-tagged 20 frame reaches 4.
+# pvid), where 4's MAC is unknown: it floods to 2 (untagged there) and 3
+# (S-tagged 10), never to 4. An S-tagged 20 frame reaches 4.
 case_qinq() { # VARIANT
 	local v=$1 st=0
 	vlan_on 802.1ad || return 1
@@ -988,7 +1021,10 @@ case_qinq() { # VARIANT
 	tx 1 4 "$N" --tag 821 --vlan 20 || st=1
 	tx 1 4 "$N" --tag 822 --vlan 20,ad || st=1
 	m_end || st=1
-	expect_at 821 "2=$N 3=$N" && expect_at 822 "4=$N" || st=1
+	# 3 is a tagged member of S-VLAN 10: its frames come with the S-tag
+	# over the C-tag, which the counter does not parse: counted as frames.
+	expect_at 821 "2=$N" && expect_at 822 "4=$N" || st=1
+	expect_eq "frames at stand-in 3 (S-tag 10 over the C-tag)" "$(m_get 3 frames)" "$N" || st=1
 	[ "$v" = bridge ] || xn status "$BR" --json | jq -c '.bridges[0] | {vlan_filtering, vlan_protocol}'
 	show_ctr "$v" "${VPORT[1]}" pass_vlan pass_unknown tc_redirect xdp_redirect
 	vlan_off
@@ -1114,7 +1150,8 @@ kind_cases() {
 if want blocking; then
 	section "STP blocking (a loop)"
 	if check "blocking: topology up (STP on, a loop, one link blocking)" blocking_up; then
-		for v in bridge $BEFORE_VARIANTS; do
+		live_probe
+		for v in bridge $(map_variants "$BEFORE_VARIANTS"); do
 			check "STP $v: blocking port: no frame in or out, the forwarding one works" case_blocking "$v"
 			v_detach "$v" >/dev/null 2>&1
 		done
@@ -1125,7 +1162,8 @@ fi
 
 for KIND in ${KINDS//,/ }; do
 	section "$KIND stand-ins"
-	if check "$KIND: topology up (bridge with the host's address, 4 stand-ins)" q_topo_up "$KIND"; then
+	if check "$KIND: topology up (bridge with the host's address, 4 stand-ins)" q_topo_up "$KIND" &&
+		check "$KIND: which datapath this kernel loads" live_probe; then
 		kind_cases
 	fi
 	q_topo_down

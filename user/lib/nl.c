@@ -427,6 +427,15 @@ int xn_events_open(void)
 		close(fd);
 		return err;
 	}
+	/* The VLAN database (per-VLAN port state: 'bridge vlan set ...
+	 * state' raises nothing else); a group past 32, so not in
+	 * nl_groups. Kernels before 5.10 have none: nothing to follow. */
+	{
+		int g = RTNLGRP_BRVLAN;
+
+		setsockopt(fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &g,
+			   sizeof(g));
+	}
 	return fd;
 }
 

@@ -121,8 +121,8 @@ int xn_dump_tfilters(__u32 ifindex, __u32 parent, struct xn_tc_obj **out,
 		     int *n);
 
 /*
- * Netlink notifications (RTNLGRP_LINK, RTNLGRP_NEIGH, RTNLGRP_TC): a socket to
- * poll, and a reader that hands each message to cb. xn_events_read returns 0,
+ * Netlink notifications (RTNLGRP_LINK, RTNLGRP_NEIGH, RTNLGRP_TC and
+ * RTNLGRP_BRVLAN): a socket to poll, and a reader that hands each message to cb. xn_events_read returns 0,
  * -ENOBUFS when the kernel dropped notifications (the caller must re-read
  * everything), or another negative errno.
  */
