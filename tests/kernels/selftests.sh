@@ -144,7 +144,7 @@ for t in "${TESTS[@]}"; do
 	with=$W/$name.xdpnet.out
 	lost=$(comm -23 <(subtests "$plain" OK | sort) <(subtests "$with" OK | sort))
 	bypassed=$(awk '{ n += $2 } END { print n + 0 }' "$W/$name.xdpnet.bypassed" 2>/dev/null)
-	bridges=$(sort -u "$W/$name.xdpnet.bridges" 2>/dev/null | tr '\n' ' ')
+	bridges=$(sort -u "$W/$name.xdpnet.bridges" 2>/dev/null | tr '\n' ' ' | sed 's/ $//')
 	what="$name with xdpnet on ${bridges:-no bridge}: $n_ok subtests as on the plain bridge"
 	if [ -s "$W/$name.xdpnet.failed" ]; then
 		notok "$name with xdpnet: attach failed: $(grep -m1 'xdpnet:' "$W/$name.xdpnet.attach")"
