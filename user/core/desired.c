@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <net/if.h>
+#include <linux/if_ether.h>
 #ifndef IFF_LOWER_UP
 #define IFF_LOWER_UP (1 << 16) /* linux/if.h, which clashes with net/if.h */
 #endif
@@ -98,9 +99,10 @@ void xn_cfg_want(const struct xn_link *br, const struct xn_policy *pol,
 	*out = *cur;
 	out->bridge_ifindex = br->ifindex;
 	out->netns_ino = xn_netns_ino();
-	out->vlan_filtering = !br->vlan_filtering	    ? XDPNET_VF_OFF
-			      : br->vlan_protocol == 0x88a8 ? XDPNET_VF_8021AD
-							    : XDPNET_VF_8021Q;
+	out->vlan_filtering = !br->vlan_filtering ? XDPNET_VF_OFF
+			      : br->vlan_protocol == ETH_P_8021AD
+				      ? XDPNET_VF_8021AD
+				      : XDPNET_VF_8021Q;
 	out->refresh_j = refresh_j_for(br, cur->hz);
 	/* Hub mode (ageing_time 0: the bridge floods everything) and MST
 	 * (per-VLAN port states) bypass nothing, nor does a promiscuous

@@ -166,6 +166,10 @@ struct xf_rule *xf_rule_add(struct xf_chain *ch);
 int xf_skip_add(struct xf_set *s, const char *family, const char *table);
 char *xf_strdup(const char *s);
 char *xf_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Appends to the "; "-separated list in buf (len bytes): what could not be
+ * read, for xn_filt_input.unknown. */
+void xf_note(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* filters_ipt.c: iptables-save, ip6tables-save, ebtables-save,
  * arptables-save. 0, or -1 with s->err set. */

@@ -21,18 +21,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "lib/nl.h"
-#include "filters/filters.h"
+#include "filters/internal.h"
 
 #define NTEXTS 12
-
-static void note(struct xn_filt_live *L, const char *fmt, const char *a)
-{
-	size_t l = strlen(L->unknown);
-
-	snprintf(L->unknown + l, sizeof(L->unknown) - l, "%s", l ? "; " : "");
-	l = strlen(L->unknown);
-	snprintf(L->unknown + l, sizeof(L->unknown) - l, fmt, a);
-}
 
 /* An executable named name on PATH or in the sbin directories. */
 static int find_tool(const char *name, char *out, size_t len)
@@ -114,7 +105,7 @@ static void tool(struct xn_filt_live *L, enum xn_filt_src src, const char *name,
 	if (i >= NTEXTS)
 		return;
 	if (find_tool(name, path, sizeof(path))) {
-		note(L, "%s not found", name);
+		xf_note(L->unknown, sizeof(L->unknown), "%s not found", name);
 		return;
 	}
 	if (!strcmp(name, "nft")) {
@@ -126,7 +117,7 @@ static void tool(struct xn_filt_live *L, enum xn_filt_src src, const char *name,
 	out = run(argv, &st);
 	if (!out || !WIFEXITED(st) || WEXITSTATUS(st)) {
 		free(out);
-		note(L, "%s failed", name);
+		xf_note(L->unknown, sizeof(L->unknown), "%s failed", name);
 		return;
 	}
 	L->bufs[i] = out;

@@ -17,6 +17,20 @@ char *xf_strdup(const char *s)
 	return strdup(s ? s : "");
 }
 
+void xf_note(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t l = strlen(buf);
+	va_list ap;
+
+	if (l && l + 2 < len)
+		l += snprintf(buf + l, len - l, "; ");
+	if (l >= len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + l, len - l, fmt, ap);
+	va_end(ap);
+}
+
 char *xf_printf(const char *fmt, ...)
 {
 	va_list ap;

@@ -17,7 +17,7 @@
 #include <linux/pkt_sched.h>
 #include "xdpnet.h"
 #include "lib/nl.h"
-#include "filters/filters.h"
+#include "filters/internal.h"
 
 /* Appends "WHAT KIND" to the list in buf, once. */
 static void add(char *buf, size_t len, const char *what, const char *kind)
@@ -28,14 +28,6 @@ static void add(char *buf, size_t len, const char *what, const char *kind)
 	snprintf(item, sizeof(item), "%s %s", what, kind);
 	if (!strstr(buf, item))
 		snprintf(buf + l, len - l, "%s%s", l ? ", " : "", item);
-}
-
-static void note(char *unknown, size_t len, const char *what, const char *port)
-{
-	size_t l = strlen(unknown);
-
-	snprintf(unknown + l, len - l, "%scannot read the tc %s of %s",
-		 l ? "; " : "", what, port);
 }
 
 /* xdpnet's own filter, where it hooks through clsact. */
@@ -101,7 +93,8 @@ void xn_filt_read_tc(struct xn_filt_port_id *ports, int n, char *unknown,
 	int nq = 0, i;
 
 	if (xn_dump_qdiscs(&q, &nq)) {
-		note(unknown, len, "qdiscs", "the bridge's ports");
+		xf_note(unknown, len,
+			"cannot read the tc qdiscs of the bridge's ports");
 		return;
 	}
 	for (i = 0; i < n; i++) {
@@ -113,11 +106,15 @@ void xn_filt_read_tc(struct xn_filt_port_id *ports, int n, char *unknown,
 		if (ingress &&
 		    filters(p, TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_INGRESS),
 			    p->tc_in, sizeof(p->tc_in), "filter"))
-			note(unknown, len, "ingress filters", p->name);
+			xf_note(unknown, len,
+				"cannot read the tc ingress filters of %s",
+				p->name);
 		if (clsact &&
 		    filters(p, TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_EGRESS),
 			    p->tc_out, sizeof(p->tc_out), "egress filter"))
-			note(unknown, len, "egress filters", p->name);
+			xf_note(unknown, len,
+				"cannot read the tc egress filters of %s",
+				p->name);
 	}
 	free(q);
 }
