@@ -12,25 +12,34 @@
 #     the plain bridge first; XNK_SEM_ARGS: more semantics.sh options;
 #   - with XNK_SELFTESTS_DIR (make check-kernels-full), the kernel's own
 #     bridge tests, plain and with xdpnet (tests/kernels/selftests.sh).
+# XNK_PARTS: only these of "bpf core vlan selftests" (default: all).
 # The suites' logs go to $XNK_OUT/logs when a check failed. Exit 0 only
 # when every part passed.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 echo "# guest: Linux $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ { print int($2 / 1024) }' /proc/meminfo) MiB"
 st=0
-echo "# --- tests/bpf"
-build/tests/bpf_prog_test || st=1
+PARTS=" ${XNK_PARTS:-bpf core vlan selftests} "
+part() { [[ "$PARTS" == *" $1 "* ]] || { echo "# --- $2: not run (XNK_PARTS)"; return 1; }; }
+if part bpf tests/bpf; then
+	echo "# --- tests/bpf"
+	build/tests/bpf_prog_test || st=1
+fi
 if [ "${1:-}" = --full ]; then
 	shift # the whole suite, with ARGS
 else
 	set -- --core --also tests/kernels/degrade.sh "$@"
 fi
-echo "# --- tests/integration/run.sh $*"
-tests/integration/run.sh "$@" || st=1
-echo "# --- tests/integration/semantics.sh (VLAN cases)"
-# shellcheck disable=SC2086
-tests/integration/semantics.sh --cases vlan,vlanstate,qinq,vlanchange ${XNK_SEM_ARGS:-} || st=1
-if [ -n "${XNK_SELFTESTS_DIR:-}" ]; then
+if part core tests/integration/run.sh; then
+	echo "# --- tests/integration/run.sh $*"
+	tests/integration/run.sh "$@" || st=1
+fi
+if part vlan "semantics.sh's VLAN cases"; then
+	echo "# --- tests/integration/semantics.sh (VLAN cases)"
+	# shellcheck disable=SC2086
+	tests/integration/semantics.sh --cases vlan,vlanstate,qinq,vlanchange ${XNK_SEM_ARGS:-} || st=1
+fi
+if [ -n "${XNK_SELFTESTS_DIR:-}" ] && part selftests tests/kernels/selftests.sh; then
 	echo "# --- tests/kernels/selftests.sh"
 	# shellcheck disable=SC2086
 	XNST_LOGS=${XNK_OUT:+$XNK_OUT/logs/selftests} tests/kernels/selftests.sh "$XNK_SELFTESTS_DIR" \

@@ -46,6 +46,8 @@
 #                           xdpnet (tests/kernels/selftests.sh), from the
 #                           suite's linux-source package (cached; far longer)
 #   XNK_SELFTESTS_ONLY="bridge_vlan_aware.sh ..."  only these selftests
+#   XNK_PARTS="bpf core vlan selftests"  only these parts of the guest's run
+#                           (default: all; selftests only with XNK_SELFTESTS=1)
 #   XNK_KEEP=1              keep the work folder even when everything passed
 #   XNV_CACHE=/var/cache/xdpnet-vm
 set -u
@@ -177,6 +179,7 @@ ARGS='${XNK_ARGS:-}'
 SELFTESTS='$STDIR'
 SEM_ARGS='${XNK_SEM_ARGS:-}'
 SELFTESTS_ONLY='${XNK_SELFTESTS_ONLY:-}'
+PARTS='${XNK_PARTS:-}'
 EOF
 
 # ---------------------------------------------------------------- boot

@@ -16,9 +16,10 @@
 #   - on the plain bridge: its subtests ("TEST: ... [ OK ]") as they are;
 #     a subtest that fails there is reported with its reason and left out;
 #   - with xdpnet: forwarding/lib.sh gets a hook (appended) that, once the
-#     test's setup_wait returns, attaches xdpnet (tc mode, with its
-#     follower) to every bridge the test built, and in pre_cleanup reads
-#     how many frames each bridge's datapath bypassed, then detaches.
+#     test's setup_wait returns and again as tests_run starts, attaches
+#     xdpnet (tc mode, with its follower) to every bridge the test built
+#     and not yet attached, and once tests_run returns (or in pre_cleanup)
+#     reads how many frames each bridge's datapath bypassed, then detaches.
 # Every subtest that passed on the plain bridge must pass with xdpnet; an
 # attach that fails is a failure. The output names, per test, the frames
 # xdpnet bypassed (0: the test sends no unicast xdpnet could carry, which
@@ -61,12 +62,12 @@ cat >>"$W/net/forwarding/lib.sh" <<'EOF'
 
 # ---- xdpnet's hook (tests/kernels/selftests.sh)
 if [[ -n "${XNST_RUN:-}" ]]; then
-	eval "xnst_setup_wait() $(declare -f setup_wait | tail -n +2)"
-	setup_wait()
+	# Attach to every bridge of the test not yet attached in this run.
+	xnst_attach()
 	{
 		local b
-		xnst_setup_wait "$@"
 		for b in $(ip -j link show type bridge | jq -r '.[].ifname'); do
+			grep -qxF "$b" "$XNST_RUN.bridges" 2>/dev/null && continue
 			if "$XNST_XDPNET" attach "$b" >>"$XNST_RUN.attach" 2>&1; then
 				echo "$b" >>"$XNST_RUN.bridges"
 			else
@@ -75,17 +76,40 @@ if [[ -n "${XNST_RUN:-}" ]]; then
 			fi
 		done
 	}
-	eval "xnst_pre_cleanup() $(declare -f pre_cleanup | tail -n +2)"
-	pre_cleanup()
+	# Count what each attached bridge's datapath bypassed, then detach.
+	xnst_detach()
 	{
 		local b
 		for b in $(sort -u "$XNST_RUN.bridges" 2>/dev/null); do
+			grep -qxF "$b" "$XNST_RUN.detached" 2>/dev/null && continue
 			"$XNST_XDPNET" status "$b" --json 2>>"$XNST_RUN.attach" |
 				jq --arg b "$b" '[.bridges[0].ports[].counters |
 					.tc_redirect.packets + .xdp_redirect.packets] | add // 0 |
 					"\($b) \(.)"' -r >>"$XNST_RUN.bypassed"
 			"$XNST_XDPNET" detach "$b" >>"$XNST_RUN.attach" 2>&1
+			echo "$b" >>"$XNST_RUN.detached"
 		done
+	}
+	# Most tests call setup_wait once their topology is up; all of them
+	# run their subtests through tests_run (bridge_mdb_port_down has no
+	# setup_wait), and most end in pre_cleanup.
+	eval "xnst_setup_wait() $(declare -f setup_wait | tail -n +2)"
+	setup_wait()
+	{
+		xnst_setup_wait "$@"
+		xnst_attach
+	}
+	eval "xnst_tests_run() $(declare -f tests_run | tail -n +2)"
+	tests_run()
+	{
+		xnst_attach
+		xnst_tests_run "$@"
+		xnst_detach
+	}
+	eval "xnst_pre_cleanup() $(declare -f pre_cleanup | tail -n +2)"
+	pre_cleanup()
+	{
+		xnst_detach
 		xnst_pre_cleanup "$@"
 	}
 fi
@@ -142,7 +166,9 @@ for t in "${TESTS[@]}"; do
 	t0=$SECONDS
 	run "$t" xdpnet
 	with=$W/$name.xdpnet.out
-	lost=$(comm -23 <(subtests "$plain" OK | sort) <(subtests "$with" OK | sort))
+	subtests "$plain" OK | sort >"$W/$name.plain.ok"
+	subtests "$with" OK | sort >"$W/$name.xdpnet.ok"
+	lost=$(comm -23 "$W/$name.plain.ok" "$W/$name.xdpnet.ok") || lost="(cannot compare the subtests)"
 	bypassed=$(awk '{ n += $2 } END { print n + 0 }' "$W/$name.xdpnet.bypassed" 2>/dev/null)
 	bridges=$(sort -u "$W/$name.xdpnet.bridges" 2>/dev/null | tr '\n' ' ' | sed 's/ $//')
 	what="$name with xdpnet on ${bridges:-no bridge}: $n_ok subtests as on the plain bridge"
