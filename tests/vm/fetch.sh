@@ -131,9 +131,13 @@ fetch_selftests() { # PKG DEST
 	fi
 	mv "$dl"/*.deb "$dl/pkg.deb"
 	s=linux-source-$v/tools/testing/selftests/net
+	# net/lib.sh and net/lib/ exist from 6.8 on (6.1's forwarding/lib.sh
+	# stands alone): tar's complaint about them is no error.
 	dpkg-deb --fsys-tarfile "$dl/pkg.deb" | tar -xO "./usr/src/linux-source-$v.tar.xz" |
-		"$CACHE/busybox/busybox" xzcat | tar -x -C "$dl" --wildcards "$s/forwarding" "$s/lib*" ||
-		{ rm -rf "$dl"; die "$1: no $s/forwarding in it"; }
+		"$CACHE/busybox/busybox" xzcat |
+		tar -x -C "$dl" --wildcards "$s/forwarding" "$s/lib*" 2>"$dl/tar.err"
+	[ -f "$dl/$s/forwarding/lib.sh" ] ||
+		{ cat "$dl/tar.err"; rm -rf "$dl"; die "$1: no $s/forwarding in it"; }
 	echo "$1 $(dpkg-deb -f "$dl/pkg.deb" Version)" >"$dl/$s/package"
 	rm -rf "${CACHE:?}/$2"
 	mv "$dl/$s" "$CACHE/$2"
