@@ -44,7 +44,8 @@ LIB_OBJS := $(patsubst user/%.c,$(OUT)/%.o,$(LIB_SRCS))
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(wildcard tests/unit/test_*.c))
 BPF_TESTS := $(OUT)/tests/bpf_prog_test
 TOOLS := $(OUT)/tests/vnet_relay $(OUT)/tests/promlint $(OUT)/tests/xn_filters \
-	$(OUT)/tests/xnt_frames $(OUT)/tests/xnt_tcdrop.bpf.o
+	$(OUT)/tests/xnt_frames $(OUT)/tests/xnt_tcdrop.bpf.o \
+	$(OUT)/tests/xnt_tcx $(OUT)/tests/xnt_tcxcount.bpf.o
 # scripts/bench's tools (scripts/bench_tools/xnb_*), built into
 # $(OUT)/bench_tools.
 BT := $(OUT)/bench_tools
@@ -141,11 +142,17 @@ $(BT)/xnb_%: scripts/bench_tools/xnb_%.c scripts/bench_tools/xnb_tool.h | $(BT)
 	@echo "  CC       $@"
 	@$(CC) $(CFLAGS) $< -o $@
 
-# tests/integration/semantics.sh's tc filter that drops everything.
-$(OUT)/tests/xnt_tcdrop.bpf.o: tests/tools/xnt_tcdrop.bpf.c $(OUT)/vmlinux.h \
-		| $(OUT)
+# tests/integration/semantics.sh's tc filter that drops everything, and
+# share.sh's tcx program of another party (placed by xnt_tcx).
+$(OUT)/tests/xnt_%.bpf.o: tests/tools/xnt_%.bpf.c $(OUT)/vmlinux.h \
+		bpf/xdpnet_parse.h | $(OUT)
 	@echo "  BPF      $@"
 	@$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+# share.sh's tcx placer and query (links lib/tcx.c).
+$(OUT)/tests/xnt_tcx: tests/tools/xnt_tcx.c $(LIB_OBJS)
+	@echo "  CC       $@"
+	@$(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(PKG_LIBS)
 
 # tests/integration/semantics.sh's frame sender and counter.
 $(OUT)/tests/xnt_%: tests/tools/xnt_%.c | $(OUT)

@@ -22,6 +22,7 @@
 #include <bpf/bpf_endian.h>
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
+#include <xdp/xdp_helpers.h>
 #include "xdpnet.h"
 #include "xdpnet_decide.h"
 #include "xdpnet_fdb.h"
@@ -78,6 +79,13 @@ static __always_inline void frame_l3(struct xdpnet_frame *f)
 	f->l3 = f->data + sizeof(*eth);
 	f->proto = bpf_ntohs(eth->h_proto);
 }
+
+/* Read by libxdp where the XDP stage joins its dispatcher (BTF only:
+ * libbpf leaves the section alone). */
+struct {
+	__uint(priority, XDPNET_XDP_RUN_PRIO);
+	__uint(XDP_PASS, 1);
+} XDP_RUN_CONFIG(xdpnet_xdp);
 
 SEC("xdp")
 int xdpnet_xdp(struct xdp_md *ctx)
