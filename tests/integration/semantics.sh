@@ -1078,7 +1078,7 @@ preflight() {
 }
 finish() { cleanup; summary; echo "# time: $(elapsed) s"; [ "$T_FAIL" = 0 ]; exit; }
 # The other parties' programs, pinned outside xdpnet's folder.
-suite_cleanup() { [ "$HAVE_LOCK" = 1 ] && tcx_clear; }
+suite_cleanup() { [ "$HAVE_LOCK" = 1 ] && tcx_clear && xf_clear; }
 check "preflight: root, tools, xnt_frames, vnet_relay, xdpnet, bpffs" preflight || finish
 check "preflight: no other run of this suite" take_lock || finish
 remove_stale
@@ -1162,6 +1162,13 @@ kind_cases() {
 			}
 		else
 			note "SKIP tcx, tcxegress: the kernel has no tcx (Linux 6.6; the TC stage is a clsact filter there)"
+		fi
+	fi
+	if want xdpfilter && [ "$KIND" = tap ]; then
+		if check "$KIND: xdp-filter is installed and free" xf_free; then
+			XF_VARIANTS=$(echo "$BEFORE_VARIANTS $AFTER_FOLLOW" | tr ' ' '\n' | grep '^xdp/' | sort -u | tr '\n' ' ')
+			run_case xdpfilter "xdp-filter, then xdpnet (xdp): denied frames never arrive, the rest bypassed; detach leaves the filter" "$XF_VARIANTS" pre
+			NOBASE=1 run_case xdpfilter "xdpnet (xdp), then xdp-filter: the same verdicts; unloading the filter leaves xdpnet bypassing" "$XF_VARIANTS" post
 		fi
 	fi
 	want flood && run_case flood "flood of random and host source MACs: host reachable, nothing to the attacker, flow intact" "$BEFORE_VARIANTS"

@@ -360,7 +360,7 @@ q_reset() {
 	br_nf 0
 	for i in $(seq "$NVM"); do
 		declare -F tc_clear >/dev/null && tc_clear "${VPORT[$i]}"
-		declare -F tcx_clear >/dev/null && tcx_clear
+		declare -F tcx_clear >/dev/null && tcx_clear && xf_clear
 		bridge -n "$SW" link set dev "${VPORT[$i]}" state 3 isolated off locked off learning on
 		ip -n "$SW" link set "${VPORT[$i]}" mtu 1500
 		ip -n "${VNS[$i]}" link set eth0 mtu 1500

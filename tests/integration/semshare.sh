@@ -25,6 +25,7 @@ TCX=${TCX:-$ROOT/build/tests/xnt_tcx}
 TCXOBJ=${TCXOBJ:-$ROOT/build/tests/xnt_tcxcount.bpf.o}
 TCXPIN=/sys/fs/bpf/xnq_tcx # + _NAME_link, _NAME_counts
 DROP_TAG=77                # xnt_tcxcount's
+MP_KERNEL=                 # mp_kernel's
 
 sw_nsenter() { nsenter --net="/run/netns/$SW" "$@"; }
 
@@ -150,6 +151,124 @@ case_tcxegress() { # VARIANT pre|post
 	expect_eq "frames the egress program dropped" "$(tcx_count e dropped)" "$N" || st=1
 	[ "$v" = bridge ] || show_ctr "$v" "${VPORT[1]}" tc_redirect xdp_redirect xdp_defer_target
 	tcx_clear
+	v_detach "$v" || st=1
+	return $st
+}
+
+# ------------------------------------------------------------- xdp-filter
+
+XF_DENY=10.255.0.3 # the address xdp-filter denies (xnt_frames --daddr)
+xf() { sw_nsenter xdp-filter "$@"; }
+xf_put() { xf load -m native "${VPORT[1]}" && xf ip "$XF_DENY" -m dst; }
+# xf_clear: xdp-filter off stand-in 1's port; its pins go with the last
+# interface (they are global: preflight makes sure nobody else used it).
+xf_clear() {
+	[ -n "${VPORT[1]:-}" ] && [ -e "/run/netns/$SW" ] &&
+		xf status 2>/dev/null | grep -q "^  ${VPORT[1]} " &&
+		xf unload "${VPORT[1]}" >/dev/null 2>&1
+	# What a refused load leaves (its maps), once no interface has it.
+	[ "${XF_OURS:-0}" = 1 ] && ! xf status 2>/dev/null | grep -q "(native mode)" &&
+		rm -rf /sys/fs/bpf/xdp-filter
+	[ "${XF_MKDIR:-0}" = 1 ] && rmdir /sys/fs/bpf/xdp 2>/dev/null
+	return 0
+}
+xf_free() {
+	command -v xdp-filter >/dev/null || { echo "no xdp-filter (xdp-tools)"; return 1; }
+	[ -e /sys/fs/bpf/xdp-filter ] && { echo "xdp-filter is in use on this host (its maps are global): unload it first"; return 1; }
+	XF_OURS=1
+	[ -d /sys/fs/bpf/xdp ] || XF_MKDIR=1
+	return 0
+}
+xf_progs() { sw_nsenter xdp-loader status "${VPORT[1]}" | awk '$0 ~ /xdpfilt|xdpnet/ { for (i = 1; i <= NF; i++) if ($i ~ /^(xdpfilt|xdpnet)/) printf "%s ", $i } END { print "" }'; }
+
+# xf_traffic VARIANT DENIED: 1 -> 2 (tag 12) arrives and, on xdpnet, is
+# bypassed; 1 -> 3 (tag 13, to the denied address) arrives at 3 when
+# DENIED is 0, nowhere when 1.
+xf_traffic() {
+	local v=$1 denied=$2 st=0 f0=$WORK/xf0.json f1=$WORK/xf1.json red
+	[ "$v" = bridge ] || status_json "$f0"
+	m_start || return 1
+	# Frames XDP drops never count as received by the port, which tx
+	# waits for: the denied ones go first, unwaited; the relay keeps the
+	# order, so once 1 -> 2 is in, they are too.
+	nsx "${VNS[1]}" "$FR" send eth0 --dst "${VMAC[3]}" --src "${VMAC[1]}" \
+		--count "$N" --tag 13 --daddr "$XF_DENY" >/dev/null || st=1
+	tx 1 2 "$N" || st=1
+	m_end || st=1
+	expect_at 12 "2=$N" || st=1
+	if [ "$denied" = 1 ]; then expect_at 13 "" || st=1; else expect_at 13 "3=$N" || st=1; fi
+	if [ "$v" != bridge ] && [ -n "$ATTACHED_MODE" ]; then
+		status_json "$f1"
+		red=$(redirected "$v" "${VPORT[1]}" "$f0" "$f1")
+		echo "from ${VPORT[1]}: bypassed $red"
+		expect_ge "frames from stand-in 1 bypassed" "$red" $((N / 2)) || st=1
+	fi
+	return $st
+}
+
+# Where the kernel runs libxdp's dispatcher, xdpnet joins it: the port's
+# XDP stage runs there, after the filter.
+xf_expect_joined() {
+	local via order
+	via=$(port_status "${VPORT[1]}" xdp_via)
+	order=$(xf_progs)
+	echo "xdp_via: $via; xdp-loader status: $order"
+	if [ "$MP_KERNEL" = 1 ]; then
+		expect_eq "${VPORT[1]}: xdp_via" "$via" dispatcher || return 1
+		[[ "$order" =~ ^xdpfilt_[a-z_]+\ xdpnet_xdp\ $ ]] ||
+			{ echo "FAIL: xdp-loader status does not list the filter, then xdpnet_xdp"; return 1; }
+	else
+		expect_eq "${VPORT[1]}: tc_reason" "$(port_status "${VPORT[1]}" tc_reason)" \
+			"another XDP program is attached" || return 1
+	fi
+}
+
+# MP_KERNEL: does this kernel run libxdp's dispatcher? Said by status
+# (xdp_link_why) once xdpnet has hooked a tap in xdp mode.
+mp_kernel() {
+	local why
+	why=$(xn status "$BR" --json | jq -r '.bridges[0].xdp_link_why')
+	MP_KERNEL=1
+	[ -n "$why" ] && MP_KERNEL=0 && echo "no dispatcher: $why"
+	return 0
+}
+
+case_xdpfilter() { # VARIANT pre|post
+	local v=$1 when=$2 st=0 out rc
+	learn_all || return 1
+	if [ "$when" = pre ]; then
+		xf_put || return 1
+		v_attach "$v" || return 1
+		if [ "$v" != bridge ]; then
+			mp_kernel && xf_expect_joined || st=1
+		fi
+		xf_traffic "$v" 1 || st=1
+		# detach leaves the filter.
+		v_detach "$v" || st=1
+		[ "$v" = bridge ] || expect_eq "xdp-loader status after detach" "$(xf_progs)" "$(xf_progs | grep -o 'xdpfilt_[a-z_]*') " || st=1
+		xf_traffic bridge 1 || st=1
+		xf_clear
+		return $st
+	fi
+	# xdpnet first, then the filter.
+	v_attach "$v" && warm "$v" && mp_kernel || return 1
+	out=$(xf_put 2>&1)
+	rc=$?
+	echo "$out"
+	if [ "$MP_KERNEL" = 1 ]; then
+		[ "$rc" = 0 ] || { echo "FAIL: xdp-filter did not join the dispatcher"; st=1; }
+		xf_expect_joined || st=1
+		xf_traffic "$v" 1 || st=1
+	else
+		# Without a dispatcher nothing can join xdpnet's XDP program:
+		# xdp-filter says so and loads nothing; frames go as before.
+		[ "$rc" != 0 ] || { echo "FAIL: xdp-filter loaded over xdpnet's XDP program"; st=1; }
+		note "xdp-filter refused after xdpnet (no dispatcher here): $(echo "$out" | grep -m1 -i dispatcher)"
+		xf_traffic "$v" 0 || st=1
+	fi
+	# Unloading the filter leaves xdpnet bypassing.
+	xf_clear
+	xf_traffic "$v" 0 || st=1
 	v_detach "$v" || st=1
 	return $st
 }
