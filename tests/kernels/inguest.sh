@@ -10,16 +10,18 @@
 #   - semantics.sh's VLAN cases (VLAN filtering: membership, tagging,
 #     pvid, per-VLAN state, 802.1ad, a VLAN change under traffic), each on
 #     the plain bridge first; XNK_SEM_ARGS: more semantics.sh options;
+#   - semantics.sh's hook-sharing cases (tcx order, tcx egress, xdp-filter
+#     beside xdpnet in libxdp's dispatcher, which these kernels run);
 #   - with XNK_SELFTESTS_DIR (make check-kernels-full), the kernel's own
 #     bridge tests, plain and with xdpnet (tests/kernels/selftests.sh).
-# XNK_PARTS: only these of "bpf core vlan selftests" (default: all).
+# XNK_PARTS: only these of "bpf core vlan share selftests" (default: all).
 # The suites' logs go to $XNK_OUT/logs when a check failed. Exit 0 only
 # when every part passed.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 echo "# guest: Linux $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ { print int($2 / 1024) }' /proc/meminfo) MiB"
 st=0
-PARTS=" ${XNK_PARTS:-bpf core vlan selftests} "
+PARTS=" ${XNK_PARTS:-bpf core vlan share selftests} "
 part() { [[ "$PARTS" == *" $1 "* ]] || { echo "# --- $2: not run (XNK_PARTS)"; return 1; }; }
 if part bpf tests/bpf; then
 	echo "# --- tests/bpf"
@@ -38,6 +40,11 @@ if part vlan "semantics.sh's VLAN cases"; then
 	echo "# --- tests/integration/semantics.sh (VLAN cases)"
 	# shellcheck disable=SC2086
 	tests/integration/semantics.sh --cases vlan,vlanstate,qinq,vlanchange ${XNK_SEM_ARGS:-} || st=1
+fi
+if part share "semantics.sh's hook-sharing cases"; then
+	echo "# --- tests/integration/semantics.sh (hook-sharing cases)"
+	# shellcheck disable=SC2086
+	tests/integration/semantics.sh --cases tcx,tcxegress,xdpfilter ${XNK_SEM_ARGS:-} || st=1
 fi
 if [ -n "${XNK_SELFTESTS_DIR:-}" ] && part selftests tests/kernels/selftests.sh; then
 	echo "# --- tests/kernels/selftests.sh"
