@@ -82,6 +82,9 @@ $(OUT)/%.bpf.o: bpf/%.bpf.c bpf/*.h include/xdpnet.h $(OUT)/vmlinux.h | $(OUT)
 	@echo "  BPF      $@"
 	@$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
+# The live datapath is the portable one with XDPNET_LIVE: it includes it.
+$(OUT)/xdpnet_live.bpf.o: bpf/xdpnet.bpf.c
+
 $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 	@echo "  SKEL     $@"
 	@$(BPFTOOL) gen skeleton $< > $@
@@ -204,10 +207,16 @@ check-vm: deps
 # (KERNELS="bookworm trixie" for both); check-kernels-full runs the whole
 # matrix. Times under TCG on 2 cores: README.
 KERNELS ?= trixie
-.PHONY: check-kernels check-kernels-full
+.PHONY: check-kernels check-kernels-full upgrade-builds
+# The other builds tests/integration/upgrade.sh upgrades to (it makes them
+# itself when missing; the guests find them made).
+upgrade-builds:
+	$(MAKE) -s OUT=$(OUT)/upgrade/v1 BPF_EXTRA=-DXDPNET_TEST_VARIANT=1 $(OUT)/upgrade/v1/xdpnet
+	$(MAKE) -s OUT=$(OUT)/upgrade/fdb BPF_EXTRA=-DXDPNET_TEST_MAX_FDB=8192 $(OUT)/upgrade/fdb/xdpnet
+
 check-kernels: deps
 	tests/vm/deps.sh
-	$(MAKE) all $(BPF_TESTS)
+	$(MAKE) all $(BPF_TESTS) upgrade-builds
 	@st=0; for s in $(KERNELS); do \
 		echo "== check-kernels: Debian $$s"; \
 		XNK_SUITE=$$s XNK_SEM_ARGS=$${XNK_SEM_ARGS:---kinds\ veth} \
@@ -223,7 +232,7 @@ FULL_KERNELS ?= bookworm trixie
 check-kernels-full: deps
 	tests/vm/deps.sh
 	scripts/deps.sh netsniff-ng
-	$(MAKE) all $(BPF_TESTS)
+	$(MAKE) all $(BPF_TESTS) upgrade-builds
 	@st=0; for s in $(FULL_KERNELS); do \
 		echo "== check-kernels-full: Debian $$s"; \
 		XNK_SUITE=$$s XNK_SELFTESTS=1 XNK_TIMEOUT=$${XNK_TIMEOUT:-5400} \

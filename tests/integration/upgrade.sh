@@ -18,6 +18,9 @@
 #   - counters pinned in a layout no build can carry over: attach refuses
 #     with one line that says what to do, and changes nothing;
 #   - zero lost connections, zero corrupt bytes, the flood's loss.
+# Where the kernel has tcx, another party's tcx programs sit on xnuv1's
+# ingress, one before xdpnet's and one after (tests/tools/xnt_tcx): every
+# upgrade keeps that order.
 # Where the kernel runs libxdp's dispatcher, the taps' XDP stage is in a
 # dispatcher, not a link: the upgrade puts the new build's program in and
 # takes the old one out (a new program id, one for both taps). With
@@ -271,7 +274,7 @@ upgrade_to() {
 	snap "$WORK/after.json" || return 1
 	compare "$WORK/before.json" "$WORK/after.json" "$mode" || return 1
 	[ "$(jq -r .status.build "$WORK/after.json")" != "" ] || return 1
-	transfers_alive && bypass_grows
+	tcx_order_kept && transfers_alive && bypass_grows
 }
 
 # Attach with the build that owns the state: nothing is replaced.
@@ -306,7 +309,7 @@ follow_takeover() {
 	snap "$WORK/after.json"
 	stop_pid "$fpid"
 	compare "$WORK/before.json" "$WORK/after.json" new-progs || return 1
-	transfers_alive && bypass_grows
+	tcx_order_kept && transfers_alive && bypass_grows
 }
 
 attach_default() { xn attach "$BR" && follower_is "$B0"; }
@@ -352,6 +355,30 @@ check "preflight: no other upgrade.sh" take_lock || finish
 ensure_bpffs
 check "upgrade: build v1 (programs differ) and fdb (fdb layout) into build/upgrade" build_variants || finish
 check "upgrade: topology up (2 veth, 2 tap stand-ins)" u_up || finish
+# Another party's tcx programs on xnuv1, before and after xdpnet's.
+TCX=$ROOT/build/tests/xnt_tcx
+TCXPIN=/sys/fs/bpf/xnu_tcx
+TCX_ON=0
+tcx_up() {
+	nsenter --net="/run/netns/$SW" "$TCX" attach ingress xnuv1 \
+		"$ROOT/build/tests/xnt_tcxcount.bpf.o" "${TCXPIN}_a" first 2>/dev/null ||
+		{ note "no tcx here: the tcx order is not checked"; return 0; }
+	TCX_ON=1
+	nsenter --net="/run/netns/$SW" "$TCX" attach ingress xnuv1 \
+		"$ROOT/build/tests/xnt_tcxcount.bpf.o" "${TCXPIN}_b"
+}
+tcx_down() {
+	local p
+	for p in a b; do "$TCX" detach "${TCXPIN}_$p"; done
+}
+tcx_order_kept() {
+	local o
+	[ "$TCX_ON" = 1 ] || return 0
+	o=$(nsenter --net="/run/netns/$SW" "$TCX" query ingress xnuv1)
+	echo "xnuv1's tcx ingress: $o"
+	[ "$o" = "xnt_tcxcount xdpnet_tc xnt_tcxcount" ] || { echo "FAIL: the tcx order changed"; return 1; }
+}
+
 # xdp-filter on xnut1 (--xdp-filter), denying an address nobody uses.
 xf_start() {
 	command -v xdp-filter >/dev/null || { echo "no xdp-filter (xdp-tools)"; return 1; }
@@ -368,10 +395,15 @@ xf_stop() {
 	[ "${XF_MKDIR:-0}" = 1 ] && rmdir /sys/fs/bpf/xdp 2>/dev/null
 	XF_OURS=0
 }
-suite_cleanup() { [ -e "/run/netns/$SW" ] && xf_stop; }
+suite_cleanup() {
+	tcx_down
+	[ -e "/run/netns/$SW" ] && xf_stop
+}
 [ "$XDP_FILTER" = 1 ] && { check "upgrade: xdp-filter on xnut1" xf_start || finish; }
 check "upgrade: attach --mode xdp (the default build)" xn attach "$BR" --mode xdp --bypass-filters || finish
 check "upgrade: follower of the default build" follower_is "$B0"
+tcx_setup() { tcx_up && tcx_order_kept; }
+check "upgrade: other tcx programs before and after xdpnet's on xnuv1" tcx_setup
 check "upgrade: two TCP transfers and a ping flood start" traffic_start || finish
 sleep 2
 check "upgrade: attach with v1: links updated in place, maps and counters kept, v1's follower" upgrade_to "$B1" new-progs

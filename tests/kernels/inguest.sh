@@ -52,6 +52,10 @@ if [ -n "${XNK_SELFTESTS_DIR:-}" ] && part selftests tests/kernels/selftests.sh;
 	XNST_LOGS=${XNK_OUT:+$XNK_OUT/logs/selftests} tests/kernels/selftests.sh "$XNK_SELFTESTS_DIR" \
 		${XNK_SELFTESTS_ONLY:-} || st=1
 fi
+if [ -n "${XNK_SCRIPT:-}" ]; then
+	echo "# --- $XNK_SCRIPT"
+	bash "$XNK_SCRIPT" || st=1
+fi
 if [ "$st" != 0 ] && [ -n "${XNK_OUT:-}" ]; then
 	mkdir -p "$XNK_OUT/logs"
 	cp -r /tmp/xnt-integration.* "$XNK_OUT/logs/" 2>/dev/null

@@ -48,6 +48,9 @@
 #   XNK_SELFTESTS_ONLY="bridge_vlan_aware.sh ..."  only these selftests
 #   XNK_PARTS="bpf core vlan share selftests"  only these parts of the guest's run
 #                           (default: all; selftests only with XNK_SELFTESTS=1)
+#   XNK_SCRIPT=FILE         also run bash FILE in the guest, last (a look at
+#                           something on that kernel; with XNK_PARTS=none,
+#                           only that)
 #   XNK_KEEP=1              keep the work folder even when everything passed
 #   XNV_CACHE=/var/cache/xdpnet-vm
 set -u
@@ -180,6 +183,7 @@ SELFTESTS='$STDIR'
 SEM_ARGS='${XNK_SEM_ARGS:-}'
 SELFTESTS_ONLY='${XNK_SELFTESTS_ONLY:-}'
 PARTS='${XNK_PARTS:-}'
+SCRIPT='${XNK_SCRIPT:-}'
 EOF
 
 # ---------------------------------------------------------------- boot

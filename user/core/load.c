@@ -204,6 +204,16 @@ static int try_load(struct xn_state *s, enum variant v, struct load_ctx *c,
 			return -EPROTO;
 		}
 	}
+	/* The dispatcher's variant loads with the dispatcher
+	 * (xn_xdp_object). */
+	{
+		struct bpf_program *mp =
+			bpf_object__find_program_by_name(c->obj, "xdpnet_xdp_mp");
+
+		if (!mp)
+			return -ENOENT;
+		bpf_program__set_autoload(mp, false);
+	}
 	if (v == V_MAP_NOTRACE)
 		for (i = 0; i < ARRAY_SIZE(traces); i++)
 			bpf_program__set_autoload(
@@ -281,7 +291,7 @@ struct bpf_object *xn_xdp_object(const struct xn_state *s)
 	}
 	bpf_object__for_each_program(p, obj)
 		bpf_program__set_autoload(
-			p, !strcmp(bpf_program__name(p), "xdpnet_xdp"));
+			p, !strcmp(bpf_program__name(p), "xdpnet_xdp_mp"));
 	if (err) {
 		bpf_object__close(obj);
 		errno = -err;

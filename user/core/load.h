@@ -35,7 +35,8 @@ struct xn_load {
 int xn_state_load(struct xn_state *s, struct xn_load *l);
 
 /*
- * The XDP program of s's datapath (live or portable, as s->meta says) in
+ * The XDP program for libxdp's dispatcher (xdpnet_xdp_mp) of s's datapath
+ * (live or portable, as s->meta says) in
  * an object of its own, opened, not loaded, its maps s's pinned ones and
  * every other program off: for libxdp, which loads it as the dispatcher's
  * extension (core/multiprog.c). NULL and errno set when it cannot.

@@ -13,7 +13,7 @@
 #include "core/multiprog.h"
 
 #define PIN_LEAF XN_PIN_XDP_MULTI
-#define PROG_NAME "xdpnet_xdp"
+#define PROG_NAME "xdpnet_xdp_mp"
 
 /* Load the probe's main program, then its extension in place of the
  * slot, and link it: 0 when all three work. */
