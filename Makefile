@@ -236,6 +236,7 @@ check-kernels-full: deps
 	@st=0; for s in $(FULL_KERNELS); do \
 		echo "== check-kernels-full: Debian $$s"; \
 		XNK_SUITE=$$s XNK_SELFTESTS=1 XNK_TIMEOUT=$${XNK_TIMEOUT:-5400} \
+			XNK_SHARE_ARGS=$${XNK_SHARE_ARGS:---cases\ tcx,tcxegress,xdpfilter} \
 			tests/kernels/run.sh || st=1; \
 	done; exit $$st
 

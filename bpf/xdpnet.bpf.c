@@ -142,6 +142,14 @@ static __always_inline int xdp_stage(struct xdp_md *ctx, int probe_meta)
 	return bpf_redirect_map(&tx_ports, f.out_slot, XDP_PASS);
 }
 
+/* Read by libxdp where the XDP stage joins its dispatcher: the run
+ * priority, and XDP_PASS chains on (BTF only: libbpf leaves the section
+ * alone). */
+struct {
+	__uint(priority, XDPNET_XDP_RUN_PRIO);
+	__uint(XDP_PASS, 1);
+} XDP_RUN_CONFIG(xdpnet_xdp);
+
 SEC("xdp")
 int xdpnet_xdp(struct xdp_md *ctx)
 {
@@ -149,12 +157,11 @@ int xdpnet_xdp(struct xdp_md *ctx)
 }
 
 /*
- * The XDP stage in libxdp's dispatcher (user/core/multiprog.c), as an
- * extension of it: the kernel refuses an extension that may change packet
- * data where the function it replaces does not (Linux 6.12.26, 6.13), and
- * the dispatcher of libxdp before 1.5 does not. So no metadata probe here.
- * Read by libxdp: the run priority, and XDP_PASS chains on (BTF only:
- * libbpf leaves the section alone).
+ * The XDP stage in libxdp's dispatcher where the kernel refuses
+ * xdpnet_xdp there (user/core/multiprog.c): it refuses an extension that
+ * may change packet data where the function it replaces does not (Linux
+ * 6.12.26, 6.13), and the dispatcher of libxdp before 1.5 does not. So no
+ * metadata probe here.
  */
 struct {
 	__uint(priority, XDPNET_XDP_RUN_PRIO);

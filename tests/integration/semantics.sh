@@ -1164,7 +1164,7 @@ kind_cases() {
 			note "SKIP tcx, tcxegress: the kernel has no tcx (Linux 6.6; the TC stage is a clsact filter there)"
 		fi
 	fi
-	if want xdpfilter && [ "$KIND" = tap ]; then
+	if want xdpfilter; then
 		if check "$KIND: xdp-filter is installed and free" xf_free; then
 			XF_VARIANTS=$(echo "$BEFORE_VARIANTS $AFTER_FOLLOW" | tr ' ' '\n' | grep '^xdp/' | sort -u | tr '\n' ' ')
 			run_case xdpfilter "xdp-filter, then xdpnet (xdp): denied frames never arrive, the rest bypassed; detach leaves the filter" "$XF_VARIANTS" pre

@@ -48,6 +48,8 @@
 #   XNK_SELFTESTS_ONLY="bridge_vlan_aware.sh ..."  only these selftests
 #   XNK_PARTS="bpf core vlan share selftests"  only these parts of the guest's run
 #                           (default: all; selftests only with XNK_SELFTESTS=1)
+#   XNK_SHARE_ARGS="..."    semantics.sh options for the hook-sharing part
+#                           (default "--cases xdpfilter --kinds tap")
 #   XNK_SCRIPT=FILE         also run bash FILE in the guest, last (a look at
 #                           something on that kernel; with XNK_PARTS=none,
 #                           only that)
@@ -184,6 +186,7 @@ SEM_ARGS='${XNK_SEM_ARGS:-}'
 SELFTESTS_ONLY='${XNK_SELFTESTS_ONLY:-}'
 PARTS='${XNK_PARTS:-}'
 SCRIPT='${XNK_SCRIPT:-}'
+SHARE_ARGS='${XNK_SHARE_ARGS:-}'
 EOF
 
 # ---------------------------------------------------------------- boot

@@ -268,7 +268,7 @@ static int attach_traces(struct xn_state *s, struct bpf_object *obj,
 	return 0;
 }
 
-struct bpf_object *xn_xdp_object(const struct xn_state *s)
+struct bpf_object *xn_xdp_object(const struct xn_state *s, const char *prog)
 {
 	DECLARE_LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "xdpnet");
 	struct bpf_object *obj;
@@ -291,7 +291,7 @@ struct bpf_object *xn_xdp_object(const struct xn_state *s)
 	}
 	bpf_object__for_each_program(p, obj)
 		bpf_program__set_autoload(
-			p, !strcmp(bpf_program__name(p), "xdpnet_xdp_mp"));
+			p, !strcmp(bpf_program__name(p), prog));
 	if (err) {
 		bpf_object__close(obj);
 		errno = -err;

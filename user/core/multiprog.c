@@ -9,11 +9,17 @@
 #include "xdpnet.h"
 #include "xdpnet_probe.skel.h"
 #include "lib/log.h"
+#include "lib/util.h"
 #include "core/load.h"
 #include "core/multiprog.h"
 
 #define PIN_LEAF XN_PIN_XDP_MULTI
-#define PROG_NAME "xdpnet_xdp_mp"
+/* The XDP stage as the dispatcher's extension: the full program first;
+ * where the kernel refuses it (it may change packet data, its metadata
+ * probe, and the dispatcher's slot may not: Linux 6.12.26 and 6.13 check,
+ * and libxdp before 1.5 does not mark its slots), the one without the
+ * probe. */
+static const char *const prog_names[] = { "xdpnet_xdp", "xdpnet_xdp_mp" };
 
 /* Load the probe's main program, then its extension in place of the
  * slot, and link it: 0 when all three work. */
@@ -92,7 +98,12 @@ __u32 xn_mp_prog_id(const char *bridge)
 
 static int is_xdpnet(const struct xdp_program *p)
 {
-	return !strcmp(xdp_program__name(p), PROG_NAME);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(prog_names); i++)
+		if (!strcmp(xdp_program__name(p), prog_names[i]))
+			return 1;
+	return 0;
 }
 
 enum xn_mp_seen xn_mp_seen(struct xn_state *s, __u32 ifindex)
@@ -116,21 +127,27 @@ enum xn_mp_seen xn_mp_seen(struct xn_state *s, __u32 ifindex)
 	return seen;
 }
 
-/* This build's program for libxdp: the pinned one, or loaded now (by
- * libxdp, in its first dispatcher: *loaded says so). */
-static struct xdp_program *own_prog(struct xn_state *s, struct bpf_object **obj)
+/* This build's program for libxdp from the pin, or NULL. */
+static struct xdp_program *pinned_prog(struct xn_state *s)
 {
-	DECLARE_LIBXDP_OPTS(xdp_program_opts, o, .prog_name = PROG_NAME);
 	struct xdp_program *p;
 	int fd = xn_pin_get(s->bridge, PIN_LEAF);
 
-	*obj = NULL;
-	if (fd >= 0) {
-		p = xdp_program__from_fd(fd);
-		close(fd);
-		return libxdp_get_error(p) ? NULL : p;
-	}
-	*obj = xn_xdp_object(s);
+	if (fd < 0)
+		return NULL;
+	p = xdp_program__from_fd(fd);
+	close(fd);
+	return libxdp_get_error(p) ? NULL : p;
+}
+
+/* prog_names[i] in an object of its own, for libxdp to load (*obj). */
+static struct xdp_program *new_prog(struct xn_state *s, unsigned int i,
+				    struct bpf_object **obj)
+{
+	DECLARE_LIBXDP_OPTS(xdp_program_opts, o, .prog_name = prog_names[i]);
+	struct xdp_program *p;
+
+	*obj = xn_xdp_object(s, prog_names[i]);
 	if (!*obj)
 		return NULL;
 	o.obj = *obj;
@@ -175,20 +192,35 @@ static void detach_others(__u32 ifindex, __u32 keep)
 
 int xn_mp_attach(struct xn_state *s, __u32 ifindex)
 {
-	struct bpf_object *obj;
+	struct bpf_object *obj = NULL;
 	struct xdp_program *p;
+	unsigned int i = 0;
 	int err;
 
-	p = own_prog(s, &obj);
-	if (!p)
-		return -errno ?: -EINVAL;
-	err = xdp_program__attach(p, (int)ifindex, XDP_MODE_NATIVE, 0);
-	if (!err && obj) {
-		/* Loaded just now: pinned for the other ports and processes. */
-		err = xn_pin_replace(xdp_program__fd(p), s->bridge, PIN_LEAF);
-		if (err)
-			xdp_program__detach(p, (int)ifindex, XDP_MODE_NATIVE,
-					    0);
+	p = pinned_prog(s);
+	if (p) {
+		err = xdp_program__attach(p, (int)ifindex, XDP_MODE_NATIVE, 0);
+	} else {
+		/* Loaded here, by libxdp, in its first dispatcher. */
+		do {
+			xdp_program__close(p);
+			bpf_object__close(obj);
+			p = new_prog(s, i, &obj);
+			err = p ? xdp_program__attach(p, (int)ifindex,
+						      XDP_MODE_NATIVE, 0)
+				: -(errno ?: EINVAL);
+			if (err)
+				xn_debug("%s into the dispatcher: %s",
+					 prog_names[i], strerror(-err));
+		} while (err && ++i < ARRAY_SIZE(prog_names));
+		/* Pinned for the other ports and processes. */
+		if (!err) {
+			err = xn_pin_replace(xdp_program__fd(p), s->bridge,
+					     PIN_LEAF);
+			if (err)
+				xdp_program__detach(p, (int)ifindex,
+						    XDP_MODE_NATIVE, 0);
+		}
 	}
 	if (!err)
 		detach_others(ifindex, xdp_program__id(p));
