@@ -44,7 +44,8 @@ LIB_OBJS := $(patsubst user/%.c,$(OUT)/%.o,$(LIB_SRCS))
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(wildcard tests/unit/test_*.c))
 BPF_TESTS := $(OUT)/tests/bpf_prog_test
 TOOLS := $(OUT)/tests/vnet_relay $(OUT)/tests/promlint $(OUT)/tests/xn_filters \
-	$(OUT)/tests/xnt_frames $(OUT)/tests/xnt_tcdrop.bpf.o
+	$(OUT)/tests/xnt_frames $(OUT)/tests/xnt_tcdrop.bpf.o \
+	$(OUT)/tests/xnt_tcx $(OUT)/tests/xnt_tcxcount.bpf.o
 # scripts/bench's tools (scripts/bench_tools/xnb_*), built into
 # $(OUT)/bench_tools.
 BT := $(OUT)/bench_tools
@@ -80,6 +81,9 @@ $(OUT)/vmlinux.h: | $(OUT)
 $(OUT)/%.bpf.o: bpf/%.bpf.c bpf/*.h include/xdpnet.h $(OUT)/vmlinux.h | $(OUT)
 	@echo "  BPF      $@"
 	@$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+# The live datapath is the portable one with XDPNET_LIVE: it includes it.
+$(OUT)/xdpnet_live.bpf.o: bpf/xdpnet.bpf.c
 
 $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 	@echo "  SKEL     $@"
@@ -141,11 +145,17 @@ $(BT)/xnb_%: scripts/bench_tools/xnb_%.c scripts/bench_tools/xnb_tool.h | $(BT)
 	@echo "  CC       $@"
 	@$(CC) $(CFLAGS) $< -o $@
 
-# tests/integration/semantics.sh's tc filter that drops everything.
-$(OUT)/tests/xnt_tcdrop.bpf.o: tests/tools/xnt_tcdrop.bpf.c $(OUT)/vmlinux.h \
-		| $(OUT)
+# tests/integration/semantics.sh's tc filter that drops everything, and
+# share.sh's tcx program of another party (placed by xnt_tcx).
+$(OUT)/tests/xnt_%.bpf.o: tests/tools/xnt_%.bpf.c $(OUT)/vmlinux.h \
+		bpf/xdpnet_parse.h | $(OUT)
 	@echo "  BPF      $@"
 	@$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+# share.sh's tcx placer and query (links lib/tcx.c).
+$(OUT)/tests/xnt_tcx: tests/tools/xnt_tcx.c $(LIB_OBJS)
+	@echo "  CC       $@"
+	@$(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(PKG_LIBS)
 
 # tests/integration/semantics.sh's frame sender and counter.
 $(OUT)/tests/xnt_%: tests/tools/xnt_%.c | $(OUT)
@@ -197,10 +207,16 @@ check-vm: deps
 # (KERNELS="bookworm trixie" for both); check-kernels-full runs the whole
 # matrix. Times under TCG on 2 cores: README.
 KERNELS ?= trixie
-.PHONY: check-kernels check-kernels-full
+.PHONY: check-kernels check-kernels-full upgrade-builds
+# The other builds tests/integration/upgrade.sh upgrades to (it makes them
+# itself when missing; the guests find them made).
+upgrade-builds:
+	$(MAKE) -s OUT=$(OUT)/upgrade/v1 BPF_EXTRA=-DXDPNET_TEST_VARIANT=1 $(OUT)/upgrade/v1/xdpnet
+	$(MAKE) -s OUT=$(OUT)/upgrade/fdb BPF_EXTRA=-DXDPNET_TEST_MAX_FDB=8192 $(OUT)/upgrade/fdb/xdpnet
+
 check-kernels: deps
 	tests/vm/deps.sh
-	$(MAKE) all $(BPF_TESTS)
+	$(MAKE) all $(BPF_TESTS) upgrade-builds
 	@st=0; for s in $(KERNELS); do \
 		echo "== check-kernels: Debian $$s"; \
 		XNK_SUITE=$$s XNK_SEM_ARGS=$${XNK_SEM_ARGS:---kinds\ veth} \
@@ -216,10 +232,11 @@ FULL_KERNELS ?= bookworm trixie
 check-kernels-full: deps
 	tests/vm/deps.sh
 	scripts/deps.sh netsniff-ng
-	$(MAKE) all $(BPF_TESTS)
+	$(MAKE) all $(BPF_TESTS) upgrade-builds
 	@st=0; for s in $(FULL_KERNELS); do \
 		echo "== check-kernels-full: Debian $$s"; \
 		XNK_SUITE=$$s XNK_SELFTESTS=1 XNK_TIMEOUT=$${XNK_TIMEOUT:-5400} \
+			XNK_SHARE_ARGS=$${XNK_SHARE_ARGS:---cases\ tcx,tcxegress,xdpfilter} \
 			tests/kernels/run.sh || st=1; \
 	done; exit $$st
 

@@ -22,6 +22,7 @@
 #include <bpf/bpf_endian.h>
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
+#include <xdp/xdp_helpers.h>
 #include "xdpnet.h"
 #include "xdpnet_decide.h"
 #include "xdpnet_fdb.h"
@@ -79,8 +80,10 @@ static __always_inline void frame_l3(struct xdpnet_frame *f)
 	f->proto = bpf_ntohs(eth->h_proto);
 }
 
-SEC("xdp")
-int xdpnet_xdp(struct xdp_md *ctx)
+/* The XDP stage. probe_meta: tell generic from native XDP by the room
+ * for metadata (below); without it, frames count as generic (partial
+ * checksums go to the TC stage, never completed here). */
+static __always_inline int xdp_stage(struct xdp_md *ctx, int probe_meta)
 {
 	struct xdpnet_frame f = {
 		.ctx = ctx,
@@ -96,9 +99,10 @@ int xdpnet_xdp(struct xdp_md *ctx)
 	 * Probing for it tells the two apart where it can (see xdpnet_csum.h
 	 * for why that matters).
 	 */
-	if (!bpf_xdp_adjust_meta(ctx, -4)) {
+	if (!probe_meta || !bpf_xdp_adjust_meta(ctx, -4)) {
 		f.skb_backed = 1;
-		bpf_xdp_adjust_meta(ctx, 4);
+		if (probe_meta)
+			bpf_xdp_adjust_meta(ctx, 4);
 	}
 	f.data = (void *)(long)ctx->data;
 	f.data_end = (void *)(long)ctx->data_end;
@@ -136,6 +140,38 @@ int xdpnet_xdp(struct xdp_md *ctx)
 	xdpnet_count(f.in_slot, XDPNET_C_XDP_REDIRECT, f.len);
 	xdpnet_count(f.out_slot, XDPNET_C_RX_REDIRECTED, f.len);
 	return bpf_redirect_map(&tx_ports, f.out_slot, XDP_PASS);
+}
+
+/* Read by libxdp where the XDP stage joins its dispatcher: the run
+ * priority, and XDP_PASS chains on (BTF only: libbpf leaves the section
+ * alone). */
+struct {
+	__uint(priority, XDPNET_XDP_RUN_PRIO);
+	__uint(XDP_PASS, 1);
+} XDP_RUN_CONFIG(xdpnet_xdp);
+
+SEC("xdp")
+int xdpnet_xdp(struct xdp_md *ctx)
+{
+	return xdp_stage(ctx, 1);
+}
+
+/*
+ * The XDP stage in libxdp's dispatcher where the kernel refuses
+ * xdpnet_xdp there (user/core/multiprog.c): it refuses an extension that
+ * may change packet data where the function it replaces does not (Linux
+ * 6.12.26, 6.13), and the dispatcher of libxdp before 1.5 does not. So no
+ * metadata probe here.
+ */
+struct {
+	__uint(priority, XDPNET_XDP_RUN_PRIO);
+	__uint(XDP_PASS, 1);
+} XDP_RUN_CONFIG(xdpnet_xdp_mp);
+
+SEC("xdp")
+int xdpnet_xdp_mp(struct xdp_md *ctx)
+{
+	return xdp_stage(ctx, 0);
 }
 
 SEC("tc")

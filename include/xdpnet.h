@@ -94,6 +94,8 @@ enum xdpnet_port_flags {
 	XDPNET_PORT_XDP_TARGET = 1 << 7, /* may receive XDP redirects (taps) */
 	XDPNET_PORT_TC_EGRESS = 1 << 8,	 /* tc on its egress (a qdisc, filters):
 					    TC redirects only */
+	XDPNET_PORT_XDP_MULTI = 1 << 9,	 /* XDPNET_PORT_XDP in libxdp's
+					    dispatcher (user space's record) */
 };
 
 /* Why a port is carried by the TC stage only (user space's record). */
@@ -103,6 +105,8 @@ enum xdpnet_tc_reason {
 	XDPNET_TCR_FOREIGN_XDP, /* another XDP program owns the port */
 	XDPNET_TCR_XDP_FAILED,	/* the kernel refused native XDP here */
 	XDPNET_TCR_VETH, /* a veth: native XDP would strip its peer's GSO */
+	XDPNET_TCR_FOREIGN_TCX, /* other programs on its tcx ingress, which an
+				   XDP redirect would skip */
 };
 
 /* Why a port's frames are not bypassed (user space's record; 0: they are). */
@@ -132,6 +136,12 @@ enum xdpnet_bridge_hold {
  * kind bpf, this handle and priority (tc filter show calls it "pref"). */
 #define XDPNET_CLSACT_HANDLE 1
 #define XDPNET_CLSACT_PRIO 0xfe58
+
+/* The XDP stage's run priority in a libxdp dispatcher (lower runs first;
+ * libxdp's default is 50): after the other programs of a port, so that a
+ * filter's XDP_DROP comes before any redirect. XDP_PASS goes on to a
+ * program placed after it (chain call), the rest ends there. */
+#define XDPNET_XDP_RUN_PRIO 10000
 
 enum xdpnet_hook {
 	XDPNET_HOOK_TCX = 1,	/* tcx link */

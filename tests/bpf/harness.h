@@ -74,7 +74,7 @@ struct xt_build {
 	const char *name; /* "portable", "live" */
 	bool live;
 	struct bpf_object *obj;
-	int tc, xdp, jiffies; /* program fds */
+	int tc, xdp, xdp_mp, jiffies; /* program fds */
 	int map[XT_NR_MAPS];
 	/* Why this build cannot run here (a feature the kernel lacks), or
 	 * NULL. Loading failures are failures, never a reason. */
@@ -322,6 +322,7 @@ static inline __u16 xt_get16(const __u8 *p)
 struct xt_run {
 	/* in */
 	bool xdp;
+	bool mp; /* XDP: the dispatcher's program */
 	__u32 ifindex;
 	bool native; /* XDP: no room for metadata left (tun's native path) */
 	__u32 gso;   /* TC: gso_size */
@@ -347,7 +348,9 @@ bool xt_kernel_refuses(bool xdp, const __u8 *f, size_t len);
 
 /* A row: one frame, run through the stages in order, each with what it
  * must produce. */
-enum xt_stage { ST_END, ST_TC, ST_XDP };
+/* ST_XDP_MP: the XDP stage's program for libxdp's dispatcher
+ * (xdpnet_xdp_mp: no metadata probe). */
+enum xt_stage { ST_END, ST_TC, ST_XDP, ST_XDP_MP };
 #define NO_CTR (-1)
 #define MAX_STEPS 6
 
@@ -364,6 +367,9 @@ struct xt_expect {
 #define XDP_TO(p) { ST_XDP, XDP_REDIRECT, XDPNET_C_XDP_REDIRECT, p }
 #define XDP_DEFER(why) \
 	{ ST_XDP, XDP_PASS, XDPNET_C_XDP_DEFER_##why, P_NONE }
+#define XDP_MP_TO(p) { ST_XDP_MP, XDP_REDIRECT, XDPNET_C_XDP_REDIRECT, p }
+#define XDP_MP_DEFER(why) \
+	{ ST_XDP_MP, XDP_PASS, XDPNET_C_XDP_DEFER_##why, P_NONE }
 /* XDP_PASS without a counter: the TC stage counts the final verdict. */
 #define XDP_ON { ST_XDP, XDP_PASS, NO_CTR, P_NONE }
 /* clang-format on */

@@ -186,8 +186,10 @@ static bool load_build(struct xt_build *b)
 		return false;
 	b->tc = prog_fd(b->obj, "xdpnet_tc");
 	b->xdp = prog_fd(b->obj, "xdpnet_xdp");
+	b->xdp_mp = prog_fd(b->obj, "xdpnet_xdp_mp");
 	b->jiffies = prog_fd(b->obj, "xdpnet_jiffies");
-	if (!CHECK(b->tc >= 0 && b->xdp >= 0 && b->jiffies >= 0,
+	if (!CHECK(b->tc >= 0 && b->xdp >= 0 && b->xdp_mp >= 0 &&
+			   b->jiffies >= 0,
 		   "%s: a program is missing", b->name))
 		return false;
 	for (i = 0; i < XT_NR_MAPS; i++) {

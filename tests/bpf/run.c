@@ -35,7 +35,7 @@ bool xt_test_run(struct xt_run *r)
 	int fd;
 
 	if (r->xdp) {
-		fd = xt_b->xdp;
+		fd = r->mp ? xt_b->xdp_mp : xt_b->xdp;
 		o.ctx_in = &md;
 		o.ctx_size_in = sizeof(md);
 		if (r->native)
@@ -97,7 +97,7 @@ bool xt_kernel_refuses(bool xdp, const __u8 *f, size_t len)
 
 static const char *stage_name(enum xt_stage st)
 {
-	return st == ST_TC ? "tc" : "xdp";
+	return st == ST_TC ? "tc" : st == ST_XDP_MP ? "xdp_mp" : "xdp";
 }
 
 static __u32 slot_of(int port)
@@ -170,7 +170,8 @@ static void run_step(const struct xt_row *r, const struct xt_expect *e,
 		     const __u8 *completed)
 {
 	struct xt_run run = {
-		.xdp = e->stage == ST_XDP,
+		.xdp = e->stage == ST_XDP || e->stage == ST_XDP_MP,
+		.mp = e->stage == ST_XDP_MP,
 		.ifindex = xt_ifindex(r->fr.in),
 		.native = r->fr.native,
 		.gso = r->fr.gso,

@@ -58,6 +58,9 @@
 #             bridge (its pvid), an S-tagged one is in its VLAN
 #   vlanchange a port leaves a VLAN under traffic: frames 2 s after it never
 #             reach the port
+# Other programs on the ports' hooks (tests/integration/semshare.sh says
+# more): tcx, tcxegress (where the kernel has tcx), xdpfilter (taps, where
+# xdp-filter is installed).
 #
 # Output: "ok N - ..." / "not ok N - ...", then "P passed, F failed" and the
 # time taken. Options:
@@ -74,8 +77,9 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 . "$HERE/semlib.sh"
+. "$HERE/semshare.sh"
 
-CASES=${SEM_CASES:-flood,vxlan,stp,blocking,isolation,locked,learning,static,mtu,gso,ageing,hub,tc,promisc,tunnel,tcn,vlan,vlanstate,qinq,vlanchange}
+CASES=${SEM_CASES:-flood,vxlan,stp,blocking,isolation,locked,learning,static,mtu,gso,ageing,hub,tc,promisc,tunnel,tcn,vlan,vlanstate,qinq,vlanchange,tcx,tcxegress,xdpfilter}
 KINDS=${SEM_KINDS:-veth,tap}
 VARIANTS=${SEM_VARIANTS:-}
 FULL=0
@@ -1067,12 +1071,14 @@ preflight() {
 	for t in ip bridge tc ethtool jq bpftool nsenter unshare ping timeout taskset bc "$PY"; do
 		command -v "$t" >/dev/null || { echo "missing tool: $t"; st=1; }
 	done
-	for t in "$RELAY" "$FR" "$XDPNET"; do [ -x "$t" ] || { echo "missing $t (make all)"; st=1; }; done
-	[ -f "$TCDROP" ] || { echo "missing $TCDROP (make all)"; st=1; }
+	for t in "$RELAY" "$FR" "$XDPNET" "$TCX"; do [ -x "$t" ] || { echo "missing $t (make all)"; st=1; }; done
+	for t in "$TCDROP" "$TCXOBJ"; do [ -f "$t" ] || { echo "missing $t (make all)"; st=1; }; done
 	ensure_bpffs || { echo "cannot mount bpffs"; st=1; }
 	return $st
 }
 finish() { cleanup; summary; echo "# time: $(elapsed) s"; [ "$T_FAIL" = 0 ]; exit; }
+# The other parties' programs, pinned outside xdpnet's folder.
+suite_cleanup() { [ "$HAVE_LOCK" = 1 ] && tcx_clear && xf_clear; }
 check "preflight: root, tools, xnt_frames, vnet_relay, xdpnet, bpffs" preflight || finish
 check "preflight: no other run of this suite" take_lock || finish
 remove_stale
@@ -1142,6 +1148,27 @@ kind_cases() {
 			want vlanchange && run_case vlanchange "a port leaves a VLAN under traffic: nothing reaches it 2 s later" "$AFTER_FOLLOW"
 		else
 			note "SKIP vlan, vlanstate, qinq, vlanchange: the kernel lacks bridge VLAN filtering (CONFIG_BRIDGE_VLAN_FILTERING)"
+		fi
+	fi
+	if want tcx || want tcxegress; then
+		if have_tcx; then
+			want tcx && {
+				run_case tcx "another tcx program before xdpnet's: it sees every frame and its drops hold; one after sees what xdpnet passes" "$BEFORE_VARIANTS" pre
+				NOBASE=1 run_case tcx "another tcx program placed first after attach: it sees every frame and its drops hold" "$AFTER_FOLLOW" post
+			}
+			want tcxegress && {
+				run_case tcxegress "a tcx program on a port's egress set before attach: its drops hold" "$BEFORE_VARIANTS" pre
+				NOBASE=1 run_case tcxegress "a tcx program on a port's egress set after attach: its drops hold" "$AFTER_FOLLOW" post
+			}
+		else
+			note "SKIP tcx, tcxegress: the kernel has no tcx (Linux 6.6; the TC stage is a clsact filter there)"
+		fi
+	fi
+	if want xdpfilter; then
+		if check "$KIND: xdp-filter is installed and free" xf_free; then
+			XF_VARIANTS=$(echo "$BEFORE_VARIANTS $AFTER_FOLLOW" | tr ' ' '\n' | grep '^xdp/' | sort -u | tr '\n' ' ')
+			run_case xdpfilter "xdp-filter, then xdpnet (xdp): denied frames never arrive, the rest bypassed; detach leaves the filter" "$XF_VARIANTS" pre
+			NOBASE=1 run_case xdpfilter "xdpnet (xdp), then xdp-filter: the same verdicts; unloading the filter leaves xdpnet bypassing" "$XF_VARIANTS" post
 		fi
 	fi
 	want flood && run_case flood "flood of random and host source MACs: host reachable, nothing to the attacker, flow intact" "$BEFORE_VARIANTS"

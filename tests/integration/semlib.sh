@@ -278,9 +278,11 @@ v_attach() {
 	jq -e --arg m "$mode" --argjson fol "$(v_nf "$v" && echo false || echo true)" \
 		'.bridges[0] | .mode == $m and .follower.running == $fol' "$f" >/dev/null ||
 		{ echo "FAIL: mode or follower not as asked"; return 1; }
-	# --mode xdp: native XDP on taps only; veths keep TC and say why.
+	# --mode xdp: native XDP on taps only (but where a case put another
+	# party's program there: semshare.sh); veths keep TC and say why.
 	[ "$mode" = xdp ] && ! jq -e '[.bridges[0].ports[] | select(.name | test("^xnq[tv][0-9]$")) |
-		if .kind == "veth" then .xdp == false and (.tc_reason | test("veth")) else .xdp == true end] | all' \
+		if .kind == "veth" then .xdp == false and (.tc_reason | test("veth"))
+		else .xdp == true or (.tc_reason | test("tcx ingress|another XDP program")) end] | all' \
 		"$f" >/dev/null && { echo "FAIL: XDP stage not on exactly the taps:"; jq -c '.bridges[0].ports[] | {name, kind, xdp, tc_reason}' "$f"; return 1; }
 	return 0
 }
@@ -358,6 +360,7 @@ q_reset() {
 	br_nf 0
 	for i in $(seq "$NVM"); do
 		declare -F tc_clear >/dev/null && tc_clear "${VPORT[$i]}"
+		declare -F tcx_clear >/dev/null && tcx_clear && xf_clear
 		bridge -n "$SW" link set dev "${VPORT[$i]}" state 3 isolated off locked off learning on
 		ip -n "$SW" link set "${VPORT[$i]}" mtu 1500
 		ip -n "${VNS[$i]}" link set eth0 mtu 1500

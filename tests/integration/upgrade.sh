@@ -18,6 +18,16 @@
 #   - counters pinned in a layout no build can carry over: attach refuses
 #     with one line that says what to do, and changes nothing;
 #   - zero lost connections, zero corrupt bytes, the flood's loss.
+# Where the kernel has tcx, another party's tcx programs sit on xnuv1's
+# ingress, one before xdpnet's and one after (tests/tools/xnt_tcx): every
+# upgrade keeps that order.
+# Where the kernel runs libxdp's dispatcher, the taps' XDP stage is in a
+# dispatcher, not a link: the upgrade puts the new build's program in and
+# takes the old one out (a new program id, one for both taps). With
+# --xdp-filter, xdp-filter (xdp-tools) runs on xnut1 throughout (loaded
+# before the first attach, denying an address nobody uses): it stays
+# loaded through every upgrade, in the dispatcher beside xdpnet where the
+# kernel runs one (else xnut1 keeps the TC stage).
 #
 # Namespaces xnu-*: switch xnu-sw with bridge xnubr0, veth stand-ins
 # xnu-v1/2 (ports xnuv1/2), tap stand-ins xnu-t1/2 (xnut1/2). Output:
@@ -35,7 +45,15 @@ B1=$VDIR/v1/xdpnet
 BF=$VDIR/fdb/xdpnet
 # shellcheck disable=SC2034 # take_lock's (lib.sh)
 LOCK=/run/lock/xnu-upgrade.pid
-parse_args "[--keep] [-v]" "$@"
+XDP_FILTER=0
+# shellcheck disable=SC2034 # OPT_SHIFT: parse_args's (lib.sh)
+suite_opt() {
+	case $1 in
+	--xdp-filter) XDP_FILTER=1 ;;
+	*) return 1 ;;
+	esac
+}
+parse_args "[--xdp-filter] [--keep] [-v]" "$@"
 traps_install
 
 # xb BUILD ARGS...: the CLI of another build.
@@ -119,7 +137,7 @@ snap() {
 		echo "],"
 		echo "\"fdb_map\": $(bpftool map show pinned "$PIN/fdb" -j | jq -c '{id, max_entries}'),"
 		echo "\"stats_map\": $(bpftool map show pinned "$PIN/stats" -j | jq -c '{id, max_entries}'),"
-		echo "\"status\": $(xn status "$BR" --json | jq -c '.bridges[0] | {build, datapath, mode, follower, fdb_entries, ports: [.ports[] | {name, ifindex, tc_prog_id, xdp_prog_id, counters: (.counters | map_values(.packets))}]}'),"
+		echo "\"status\": $(xn status "$BR" --json | jq -c '.bridges[0] | {build, datapath, mode, follower, fdb_entries, ports: [.ports[] | {name, ifindex, hook, xdp, xdp_via, tc_reason, tc_prog_id, xdp_prog_id, counters: (.counters | map_values(.packets))}]}'),"
 		p=$(cat "/run/xdpnet/$BR.pid" 2>/dev/null)
 		echo "\"follower_exe\": \"$(readlink "/proc/$p/exe" 2>/dev/null)\""
 		echo "}"
@@ -142,10 +160,38 @@ compare() {
 	# The same links (ids), every one there before and after.
 	[ "$(jq -c '[.links[] | [.pin, .id]] | sort' "$a")" = "$(jq -c '[.links[] | [.pin, .id]] | sort' "$b")" ] ||
 		{ echo "FAIL: link ids changed (a link was re-created, not updated)"; st=1; }
-	[ "$(jq '[.links[] | select(.pin | startswith("xdp_"))] | length' "$b")" = 2 ] ||
-		{ echo "FAIL: want 2 XDP links (the taps)"; st=1; }
-	[ "$(jq '[.links[] | select(.pin | startswith("tc_"))] | length' "$b")" = 4 ] ||
-		{ echo "FAIL: want 4 tcx links"; st=1; }
+	# The taps' XDP stage: links, or programs in libxdp's dispatchers
+	# (the kernel runs them); xnut1 has none where xdp-filter holds it
+	# outside a dispatcher.
+	local nlink ndisp want=2
+	nlink=$(jq '[.status.ports[] | select(.xdp_via == "link")] | length' "$b")
+	ndisp=$(jq '[.status.ports[] | select(.xdp_via == "dispatcher")] | length' "$b")
+	[ "$XDP_FILTER" = 1 ] && [ "$ndisp" = 0 ] && want=1
+	echo "XDP stage: $nlink by links, $ndisp in dispatchers"
+	[ $((nlink + ndisp)) = "$want" ] || { echo "FAIL: want $want taps with the XDP stage"; st=1; }
+	[ "$(jq '[.links[] | select(.pin | startswith("xdp_"))] | length' "$b")" = "$nlink" ] ||
+		{ echo "FAIL: want $nlink XDP links"; st=1; }
+	if [ "$ndisp" -gt 0 ]; then
+		local da db
+		da=$(jq -c '[.status.ports[] | select(.xdp_via == "dispatcher") | .xdp_prog_id] | unique' "$a")
+		db=$(jq -c '[.status.ports[] | select(.xdp_via == "dispatcher") | .xdp_prog_id] | unique' "$b")
+		echo "dispatcher programs: $da -> $db"
+		[ "$(echo "$db" | jq length)" = 1 ] || { echo "FAIL: the taps' dispatchers run different xdpnet programs"; st=1; }
+		if [ "$mode" = same ]; then
+			[ "$da" = "$db" ] || { echo "FAIL: the dispatcher program changed"; st=1; }
+		else
+			[ "$da" != "$db" ] || { echo "FAIL: the dispatchers still run the old program"; st=1; }
+		fi
+		dispatchers_hold "$db" || st=1
+	fi
+	# The TC stage: tcx links, or clsact filters where the kernel has no
+	# tcx (Linux 6.1), on all four ports.
+	local ntcx
+	ntcx=$(jq '[.status.ports[] | select(.hook == "tcx")] | length' "$b")
+	[ "$(jq '[.status.ports[] | select(.hook == "tcx" or .hook == "clsact")] | length' "$b")" = 4 ] ||
+		{ echo "FAIL: want the TC stage on 4 ports"; st=1; }
+	[ "$(jq '[.links[] | select(.pin | startswith("tc_"))] | length' "$b")" = "$ntcx" ] ||
+		{ echo "FAIL: want $ntcx tcx links"; st=1; }
 	if [ "$mode" = same ]; then
 		[ "$(jq -c '[.links[] | .prog_id] | sort' "$a")" = "$(jq -c '[.links[] | .prog_id] | sort' "$b")" ] ||
 			{ echo "FAIL: programs changed"; st=1; }
@@ -154,9 +200,14 @@ compare() {
 		jq -e --slurpfile o "$a" '[.links[] | .prog_id] as $n | [$o[0].links[] | .prog_id] as $p |
 			($n | map(select(. as $x | $p | index($x))) | length) == 0' "$b" >/dev/null ||
 			{ echo "FAIL: a link still runs an old program"; st=1; }
-		[ "$(jq '[.links[] | select(.pin | startswith("tc_")) | .prog_id] | unique | length' "$b")" = 1 ] &&
-			[ "$(jq '[.links[] | select(.pin | startswith("xdp_")) | .prog_id] | unique | length' "$b")" = 1 ] ||
+		[ "$(jq '[.links[] | select(.pin | startswith("tc_")) | .prog_id] | unique | length' "$b")" -le 1 ] &&
+			[ "$(jq '[.links[] | select(.pin | startswith("xdp_")) | .prog_id] | unique | length' "$b")" -le 1 ] ||
 			{ echo "FAIL: links run different programs"; st=1; }
+		# Every port's TC stage runs one new program (tcx or clsact).
+		jq -e --slurpfile o "$a" '[.status.ports[] | .tc_prog_id] as $n |
+			[$o[0].status.ports[] | .tc_prog_id] as $p |
+			($n | unique | length) == 1 and ($n | map(select(. as $x | $p | index($x))) | length) == 0' \
+			"$b" >/dev/null || { echo "FAIL: the TC stage does not run one new program everywhere"; st=1; }
 		[ "$(jq -r .status.build "$a")" != "$(jq -r .status.build "$b")" ] ||
 			{ echo "FAIL: status shows the same build"; st=1; }
 	fi
@@ -176,9 +227,27 @@ compare() {
 	echo "kernel xdp ids: $k; links: $(jq -c '[.links[] | select(.pin | startswith("xdp_")) | .prog_id]' "$b")"
 	for p in $k; do
 		jq -e --argjson id "$p" '[.links[] | .prog_id] | index($id)' "$b" >/dev/null ||
+			[ "$ndisp" -gt 0 ] || [ "$XDP_FILTER" = 1 ] ||
 			{ echo "FAIL: the kernel runs XDP program $p, no link of ours does"; st=1; }
 	done
 	return $st
+}
+
+# dispatchers_hold ID_JSON: libxdp lists xdpnet's program ID in each tap's
+# dispatcher, after xdp-filter's on xnut1 (--xdp-filter), and nothing else
+# of xdpnet's.
+dispatchers_hold() {
+	local id p list
+	id=$(echo "$1" | jq '.[0]')
+	for p in xnut1 xnut2; do
+		list=$(nsenter --net="/run/netns/$SW" xdp-loader status "$p" |
+			awk '$0 ~ /xdpfilt|xdpnet/ { for (i = 1; i <= NF; i++) if ($i ~ /^(xdpfilt|xdpnet)/) printf "%s:%s ", $i, $(i + 1) }')
+		echo "$p: $list"
+		case "$p:$XDP_FILTER" in
+		xnut1:1) [[ "$list" =~ ^xdpfilt_[a-z_]+:[0-9]+\ xdpnet_xdp(_mp)?:$id\ $ ]] ;;
+		*) [[ "$list" =~ ^xdpnet_xdp(_mp)?:$id\ $ ]] ;;
+		esac || { echo "FAIL: $p's dispatcher does not hold what it should"; return 1; }
+	done
 }
 
 # The bypass goes on: redirect counters grow on the taps (XDP or TC).
@@ -216,7 +285,7 @@ upgrade_to() {
 	snap "$WORK/after.json" || return 1
 	compare "$WORK/before.json" "$WORK/after.json" "$mode" || return 1
 	[ "$(jq -r .status.build "$WORK/after.json")" != "" ] || return 1
-	transfers_alive && bypass_grows
+	tcx_order_kept && transfers_alive && bypass_grows
 }
 
 # Attach with the build that owns the state: nothing is replaced.
@@ -251,7 +320,7 @@ follow_takeover() {
 	snap "$WORK/after.json"
 	stop_pid "$fpid"
 	compare "$WORK/before.json" "$WORK/after.json" new-progs || return 1
-	transfers_alive && bypass_grows
+	tcx_order_kept && transfers_alive && bypass_grows
 }
 
 attach_default() { xn attach "$BR" && follower_is "$B0"; }
@@ -297,8 +366,55 @@ check "preflight: no other upgrade.sh" take_lock || finish
 ensure_bpffs
 check "upgrade: build v1 (programs differ) and fdb (fdb layout) into build/upgrade" build_variants || finish
 check "upgrade: topology up (2 veth, 2 tap stand-ins)" u_up || finish
+# Another party's tcx programs on xnuv1, before and after xdpnet's.
+TCX=$ROOT/build/tests/xnt_tcx
+TCXPIN=/sys/fs/bpf/xnu_tcx
+TCX_ON=0
+tcx_up() {
+	nsenter --net="/run/netns/$SW" "$TCX" attach ingress xnuv1 \
+		"$ROOT/build/tests/xnt_tcxcount.bpf.o" "${TCXPIN}_a" first 2>/dev/null ||
+		{ note "no tcx here: the tcx order is not checked"; return 0; }
+	TCX_ON=1
+	nsenter --net="/run/netns/$SW" "$TCX" attach ingress xnuv1 \
+		"$ROOT/build/tests/xnt_tcxcount.bpf.o" "${TCXPIN}_b"
+}
+tcx_down() {
+	local p
+	for p in a b; do "$TCX" detach "${TCXPIN}_$p"; done
+}
+tcx_order_kept() {
+	local o
+	[ "$TCX_ON" = 1 ] || return 0
+	o=$(nsenter --net="/run/netns/$SW" "$TCX" query ingress xnuv1)
+	echo "xnuv1's tcx ingress: $o"
+	[ "$o" = "xnt_tcxcount xdpnet_tc xnt_tcxcount" ] || { echo "FAIL: the tcx order changed"; return 1; }
+}
+
+# xdp-filter on xnut1 (--xdp-filter), denying an address nobody uses.
+xf_start() {
+	command -v xdp-filter >/dev/null || { echo "no xdp-filter (xdp-tools)"; return 1; }
+	[ -e /sys/fs/bpf/xdp-filter ] && { echo "xdp-filter is in use on this host: unload it first"; return 1; }
+	[ -d /sys/fs/bpf/xdp ] || XF_MKDIR=1
+	XF_OURS=1
+	nsenter --net="/run/netns/$SW" xdp-filter load -m native xnut1 &&
+		nsenter --net="/run/netns/$SW" xdp-filter ip 10.99.9.9 -m dst
+}
+xf_stop() {
+	[ "${XF_OURS:-0}" = 1 ] || return 0
+	nsenter --net="/run/netns/$SW" xdp-filter unload xnut1 >/dev/null 2>&1
+	rm -rf /sys/fs/bpf/xdp-filter
+	[ "${XF_MKDIR:-0}" = 1 ] && rmdir /sys/fs/bpf/xdp 2>/dev/null
+	XF_OURS=0
+}
+suite_cleanup() {
+	tcx_down
+	[ -e "/run/netns/$SW" ] && xf_stop
+}
+[ "$XDP_FILTER" = 1 ] && { check "upgrade: xdp-filter on xnut1" xf_start || finish; }
 check "upgrade: attach --mode xdp (the default build)" xn attach "$BR" --mode xdp --bypass-filters || finish
 check "upgrade: follower of the default build" follower_is "$B0"
+tcx_setup() { tcx_up && tcx_order_kept; }
+check "upgrade: other tcx programs before and after xdpnet's on xnuv1" tcx_setup
 check "upgrade: two TCP transfers and a ping flood start" traffic_start || finish
 sleep 2
 check "upgrade: attach with v1: links updated in place, maps and counters kept, v1's follower" upgrade_to "$B1" new-progs
@@ -314,6 +430,7 @@ check "upgrade: the fdb map was refilled again" fdb_refilled
 check "upgrade: counters of a layout no build carries over: refused, one line, nothing changed" refuse_counters
 check "upgrade: transfers intact (sha256), none lost; ping flood" traffic_finish
 note "ping flood: ${FLOOD_LINE:-?}"
+[ "$XDP_FILTER" = 1 ] && check "upgrade: xdp-filter still on xnut1" sh -c "nsenter --net=/run/netns/$SW xdp-loader status xnut1 | grep -q xdpfilt_"
 check "upgrade: detach" xn detach "$BR"
 check "upgrade: nothing left" sh -c "[ ! -e '$PIN' ]"
 finish

@@ -10,16 +10,20 @@
 #   - semantics.sh's VLAN cases (VLAN filtering: membership, tagging,
 #     pvid, per-VLAN state, 802.1ad, a VLAN change under traffic), each on
 #     the plain bridge first; XNK_SEM_ARGS: more semantics.sh options;
+#   - the hook-sharing cases: semantics.sh's xdpfilter case on taps
+#     (XNK_SHARE_ARGS: other semantics.sh options, e.g. "--cases
+#     tcx,tcxegress,xdpfilter"), xdp-filter beside xdpnet in libxdp's
+#     dispatcher, which these kernels run; upgrade.sh --xdp-filter;
 #   - with XNK_SELFTESTS_DIR (make check-kernels-full), the kernel's own
 #     bridge tests, plain and with xdpnet (tests/kernels/selftests.sh).
-# XNK_PARTS: only these of "bpf core vlan selftests" (default: all).
+# XNK_PARTS: only these of "bpf core vlan share selftests" (default: all).
 # The suites' logs go to $XNK_OUT/logs when a check failed. Exit 0 only
 # when every part passed.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 echo "# guest: Linux $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ { print int($2 / 1024) }' /proc/meminfo) MiB"
 st=0
-PARTS=" ${XNK_PARTS:-bpf core vlan selftests} "
+PARTS=" ${XNK_PARTS:-bpf core vlan share selftests} "
 part() { [[ "$PARTS" == *" $1 "* ]] || { echo "# --- $2: not run (XNK_PARTS)"; return 1; }; }
 if part bpf tests/bpf; then
 	echo "# --- tests/bpf"
@@ -39,11 +43,22 @@ if part vlan "semantics.sh's VLAN cases"; then
 	# shellcheck disable=SC2086
 	tests/integration/semantics.sh --cases vlan,vlanstate,qinq,vlanchange ${XNK_SEM_ARGS:-} || st=1
 fi
+if part share "the hook-sharing cases"; then
+	echo "# --- tests/integration/semantics.sh ${XNK_SHARE_ARGS:=--cases xdpfilter --kinds tap}"
+	# shellcheck disable=SC2086
+	tests/integration/semantics.sh $XNK_SHARE_ARGS || st=1
+	echo "# --- tests/integration/upgrade.sh --xdp-filter"
+	tests/integration/upgrade.sh --xdp-filter || st=1
+fi
 if [ -n "${XNK_SELFTESTS_DIR:-}" ] && part selftests tests/kernels/selftests.sh; then
 	echo "# --- tests/kernels/selftests.sh"
 	# shellcheck disable=SC2086
 	XNST_LOGS=${XNK_OUT:+$XNK_OUT/logs/selftests} tests/kernels/selftests.sh "$XNK_SELFTESTS_DIR" \
 		${XNK_SELFTESTS_ONLY:-} || st=1
+fi
+if [ -n "${XNK_SCRIPT:-}" ]; then
+	echo "# --- $XNK_SCRIPT"
+	bash "$XNK_SCRIPT" || st=1
 fi
 if [ "$st" != 0 ] && [ -n "${XNK_OUT:-}" ]; then
 	mkdir -p "$XNK_OUT/logs"

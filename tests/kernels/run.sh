@@ -52,8 +52,13 @@
 #                           xdpnet (tests/kernels/selftests.sh), from the
 #                           suite's linux-source package (cached; far longer)
 #   XNK_SELFTESTS_ONLY="bridge_vlan_aware.sh ..."  only these selftests
-#   XNK_PARTS="bpf core vlan selftests"  only these parts of the guest's run
+#   XNK_PARTS="bpf core vlan share selftests"  only these parts of the guest's run
 #                           (default: all; selftests only with XNK_SELFTESTS=1)
+#   XNK_SHARE_ARGS="..."    semantics.sh options for the hook-sharing part
+#                           (default "--cases xdpfilter --kinds tap")
+#   XNK_SCRIPT=FILE         also run bash FILE in the guest, last (a look at
+#                           something on that kernel; with XNK_PARTS=none,
+#                           only that)
 #   XNK_KEEP=1              keep the work folder even when everything passed
 #   XNV_CACHE=/var/cache/xdpnet-vm
 set -u
@@ -186,6 +191,8 @@ SELFTESTS='$STDIR'
 SEM_ARGS='${XNK_SEM_ARGS:-}'
 SELFTESTS_ONLY='${XNK_SELFTESTS_ONLY:-}'
 PARTS='${XNK_PARTS:-}'
+SCRIPT='${XNK_SCRIPT:-}'
+SHARE_ARGS='${XNK_SHARE_ARGS:-}'
 EOF
 
 # ---------------------------------------------------------------- boot
@@ -226,8 +233,9 @@ if [ "$ACCEL" = auto ]; then
 	ACCEL=tcg
 	if ! [ -c /dev/kvm ] || ! : 2>/dev/null <>/dev/kvm; then
 		NOTE="no usable /dev/kvm"
-	elif [ "$(head -n1 "$PROBE_FILE" 2>/dev/null)" = "$KEY" ]; then
-		NOTE="$(sed -n 2p "$PROBE_FILE") (cached; rm $PROBE_FILE to probe again)"
+	elif grep -qxF "$KEY" "$PROBE_FILE" 2>/dev/null; then
+		# One pair of lines per guest kernel: its key, the probe's note.
+		NOTE="$(grep -xF -A1 "$KEY" "$PROBE_FILE" | sed -n 2p) (cached; rm $PROBE_FILE to probe again)"
 	else
 		ACCEL=kvm-probe
 	fi
@@ -241,7 +249,7 @@ if [ "$ACCEL" = kvm-probe ]; then
 		NOTE="KVM probe failed: $(grep -v '^$' "$W/qemu.log" | tail -n1)"
 		kill -KILL "$QPID" 2>/dev/null
 		wait "$QPID" 2>/dev/null
-		printf '%s\n%s\n' "$KEY" "$NOTE" >"$PROBE_FILE"
+		printf '%s\n%s\n' "$KEY" "$NOTE" >>"$PROBE_FILE"
 		ACCEL=tcg
 	fi
 fi

@@ -818,6 +818,7 @@ static void test_status_json(void **state)
 	assert_int_equal(jnum(p, "ifindex"), 4);
 	assert_string_equal(jstr(p, "kind"), "veth");
 	assert_int_equal(jbool(p, "xdp"), 1);
+	assert_string_equal(jstr(p, "xdp_via"), "link");
 	assert_string_equal(jstr(p, "tc_reason"), "");
 	assert_int_equal(jbool(p, "xdp_target"), 1);
 	assert_string_equal(jstr(p, "hook"), "tcx");
@@ -833,6 +834,7 @@ static void test_status_json(void **state)
 	assert_int_equal(jnum(p, "ifindex"), 17);
 	assert_string_equal(jstr(p, "kind"), "tap");
 	assert_int_equal(jbool(p, "xdp"), 0);
+	assert_string_equal(jstr(p, "xdp_via"), "");
 	assert_string_equal(jstr(p, "tc_reason"),
 			    xn_tc_reason_text(XDPNET_TCR_FOREIGN_XDP));
 	assert_int_equal(jbool(p, "xdp_target"), 0);
@@ -953,7 +955,7 @@ static void test_status_text(void **state)
 	p = strstr(s, "veth\"0");
 	assert_non_null(p);
 	assert_contains(p, "ifindex 4");
-	assert_contains(p, "xdp+tc");
+	assert_contains(p, "xdp (link)+tc");
 	assert_contains(p, "tcx prog 101");
 	assert_contains(p, "xdp prog 102");
 	/* sums over the pass_*, xdp_defer_* and drop_* ranges */

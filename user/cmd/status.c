@@ -18,6 +18,7 @@
 #include "out/status.h"
 #include "core/lock.h"
 #include "core/hooks.h"
+#include "core/multiprog.h"
 #include "cmd/cmd.h"
 
 #define MAX_BRIDGES 64
@@ -31,6 +32,16 @@ static int count_keys(int fd)
 	     err = bpf_map_get_next_key(fd, &k, &nk), k = nk)
 		n++;
 	return n;
+}
+
+/* Why a port's XDP stage is a direct link. */
+static const char *link_why(void)
+{
+	const char *why;
+
+	return xn_mp_available(&why) ? "hooked so by an older xdpnet (detach "
+				       "and attach again for the dispatcher)"
+				     : why;
 }
 
 static int status_one(const char *bridge, struct xn_bridge_status *s, int quiet)
@@ -82,7 +93,13 @@ static int status_one(const char *bridge, struct xn_bridge_status *s, int quiet)
 					? xn_prog_id(st.prog_tc)
 					: xn_link_prog_id(bridge, leaf);
 		xn_port_leaf(leaf, sizeof(leaf), XN_PORT_XDP, p->port.ifindex);
-		p->xdp_prog_id = xn_link_prog_id(bridge, leaf);
+		if (p->port.flags & XDPNET_PORT_XDP_MULTI) {
+			p->xdp_prog_id = xn_mp_prog_id(bridge);
+		} else {
+			p->xdp_prog_id = xn_link_prog_id(bridge, leaf);
+			if (p->port.flags & XDPNET_PORT_XDP)
+				s->xdp_link_why = link_why();
+		}
 		if (!bpf_map_lookup_elem(st.fd[XM_STATS], &slot, pc))
 			xn_sum_stats(pc, ncpu, &p->st);
 		n++;

@@ -44,6 +44,7 @@
 #include "lib/util.h"
 #include "core/pins.h"
 #include "core/owner.h"
+#include "core/hooks.h"
 #include "core/load.h"
 #include "core/counters.h"
 #include "lib/nl.h"
@@ -321,8 +322,8 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 	struct xn_policy pol = {};
 	struct xn_state s;
 	struct batch *b;
-	double next_backstop, next_fdb_check = 0;
-	__u64 full_seen = 0;
+	double next_backstop, next_fdb_check = 0, next_tcx_check = 0;
+	__u64 full_seen = 0, tcx_seen;
 	int fd, nfd, lk, flk, err = 0;
 	pid_t other;
 
@@ -375,6 +376,7 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 	signal(SIGHUP, on_signal);
 	next_backstop = xn_mono_s() + XN_BACKSTOP_S;
 	full_seen = fdb_full_count(&s);
+	tcx_seen = xn_tcx_fingerprint(&s);
 	while (!stop_sig) {
 		struct pollfd pfd[2] = { { .fd = fd, .events = POLLIN },
 					 { .fd = nfd, .events = POLLIN } };
@@ -397,6 +399,16 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 				filters = 1;
 			}
 			filters |= b->tc;
+		}
+		/* Another party's tcx program came or went: the XDP stage
+		 * steps aside from its ingress, XDP redirects from its
+		 * egress (core/hooks.c, filters/tc.c). */
+		if (xn_mono_s() >= next_tcx_check) {
+			next_tcx_check = xn_mono_s() + 1;
+			if (xn_tcx_fingerprint(&s) != tcx_seen) {
+				b->full = 1;
+				filters = 1;
+			}
 		}
 		if (hup_sig || xn_mono_s() >= next_backstop) {
 			b->full = 1;
@@ -429,6 +441,7 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 		if ((filters || b->newcomer) && policy_refresh(&s, br, &pol))
 			b->full = 1;
 		err = apply(&s, br, b, &pol);
+		tcx_seen = xn_tcx_fingerprint(&s);
 		if (err == 1) {
 			xn_unlock(lk);
 			err = 0;

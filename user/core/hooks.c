@@ -9,14 +9,12 @@
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 #include "lib/log.h"
+#include "lib/tcx.h"
+#include "lib/util.h"
 #include "core/paths.h"
 #include "core/pins.h"
 #include "core/hooks.h"
-
-/* Not in the 6.1 UAPI headers that Debian 12 ships. */
-#ifndef BPF_TCX_INGRESS
-#define BPF_TCX_INGRESS 46
-#endif
+#include "core/multiprog.h"
 
 __u32 xn_prog_id(int fd)
 {
@@ -85,16 +83,24 @@ int xn_tc_hook_kind(const char *env)
 					     : XDPNET_HOOK_TCX;
 }
 
-enum xn_xdp_choice xn_xdp_choose(const struct xdpnet_port *port,
-				 const struct xn_link *l, int ours)
+enum xn_xdp_choice xn_xdp_choose(const struct xn_xdp_seen *w)
 {
-	if (port->flags & XDPNET_PORT_VETH)
+	if (w->flags & XDPNET_PORT_VETH)
 		return XN_XDP_VETH;
-	if (ours < 0)
+	/* Somebody else's program, not in a dispatcher (or in one this
+	 * kernel cannot extend): theirs. */
+	if (w->link == 0 && w->xdp_id &&
+	    (w->mp == XN_MP_LEGACY || w->mp == XN_MP_NONE || !w->mp_ok))
+		return XN_XDP_FOREIGN;
+	if (w->tcx)
+		return XN_XDP_TCX;
+	if (w->link < 0)
 		return XN_XDP_FAILED;
-	if (ours > 0)
+	if (w->link > 0)
 		return XN_XDP_OURS;
-	return l->xdp_prog_id ? XN_XDP_FOREIGN : XN_XDP_NEW;
+	if (w->mp == XN_MP_OURS)
+		return XN_XDP_MP_OURS;
+	return w->mp_ok ? XN_XDP_MP_JOIN : XN_XDP_NEW;
 }
 
 static int hook_clsact(struct xn_state *s, struct xdpnet_port *port)
@@ -141,8 +147,15 @@ int xn_hook_tc(struct xn_state *s, struct xdpnet_port *port)
 	}
 	/* XDPNET_TC_HOOK=clsact: tests force the clsact filter. */
 	if (xn_tc_hook_kind(getenv("XDPNET_TC_HOOK")) == XDPNET_HOOK_TCX) {
-		fd = bpf_link_create(s->prog_tc, port->ifindex, BPF_TCX_INGRESS,
-				     NULL);
+		/* Last in the chain: programs attached before see every
+		 * frame first; ones attached later (appended) see what the
+		 * TC stage passes on (TC_ACT_UNSPEC is tcx's "next"). An
+		 * upgrade updates the link in place, keeping its place. */
+		DECLARE_LIBBPF_OPTS(bpf_link_create_opts, opts,
+				    .flags = XN_F_AFTER);
+
+		fd = bpf_link_create(s->prog_tc, port->ifindex, XN_TCX_INGRESS,
+				     &opts);
 		if (fd >= 0) {
 			err = xn_pin_obj(fd, s->bridge, leaf);
 			close(fd);
@@ -242,26 +255,77 @@ static void describe_foreign_xdp(const struct xn_link *l)
 	xdp_multiprog__close(mp);
 }
 
+/* Programs other than xdpnet's on the port's tcx ingress: they run
+ * before the TC stage, or after it on what it passes, but an XDP redirect
+ * would skip them. Unreadable counts as some. */
+static int foreign_tcx(struct xn_state *s, __u32 ifindex)
+{
+	__u32 ids[64], own;
+	char leaf[32];
+	int n, i;
+
+	n = xn_tcx_progs(ifindex, 0, ids, ARRAY_SIZE(ids));
+	if (n < 0)
+		return 1;
+	xn_port_leaf(leaf, sizeof(leaf), XN_PORT_TC, ifindex);
+	own = xn_link_prog_id(s->bridge, leaf);
+	for (i = 0; i < n; i++)
+		if (ids[i] != own)
+			return 1;
+	return 0;
+}
+
+/* XDP refused on a port: the TC stage carries it (said once). */
+static void xdp_refused(const struct xn_link *l, struct xdpnet_port *port,
+			int err)
+{
+	if (port->tc_reason != XDPNET_TCR_XDP_FAILED)
+		xn_info("  %s: native XDP refused (%s); xdpnet uses the TC "
+			"stage here",
+			l->name, strerror(-err));
+	port->tc_reason = XDPNET_TCR_XDP_FAILED;
+}
+
 void xn_hook_xdp(struct xn_state *s, const struct xn_link *l,
 		 struct xdpnet_port *port)
 {
 	DECLARE_LIBBPF_OPTS(bpf_link_create_opts, opts,
 			    .flags = XDP_FLAGS_DRV_MODE);
-	int fd, ours = 0;
+	struct xn_xdp_seen w = { .flags = port->flags,
+				 .xdp_id = l->xdp_prog_id };
+	int fd, err;
 	char leaf[32];
 
-	port->flags &= ~XDPNET_PORT_XDP;
+	port->flags &= ~(XDPNET_PORT_XDP | XDPNET_PORT_XDP_MULTI);
 	xn_port_leaf(leaf, sizeof(leaf), XN_PORT_XDP, port->ifindex);
-	if (!(port->flags & XDPNET_PORT_VETH))
-		ours = link_converge(s, leaf, port->ifindex, s->prog_xdp);
-	switch (xn_xdp_choose(port, l, ours)) {
+	if (!(port->flags & XDPNET_PORT_VETH)) {
+		w.link = link_converge(s, leaf, port->ifindex, s->prog_xdp);
+		w.tcx = foreign_tcx(s, port->ifindex);
+		w.mp = !w.link && l->xdp_prog_id
+			       ? xn_mp_seen(s, port->ifindex)
+			       : XN_MP_NONE;
+		w.mp_ok = xn_mp_available(NULL);
+	}
+	switch (xn_xdp_choose(&w)) {
 	case XN_XDP_VETH:
 		/* Native XDP on a veth strips GSO from its peer. */
 		xn_unhook_xdp(s, port->ifindex);
 		port->tc_reason = XDPNET_TCR_VETH;
 		return;
+	case XN_XDP_TCX:
+		if (port->tc_reason != XDPNET_TCR_FOREIGN_TCX)
+			xn_info("  %s: other programs on its tcx ingress; "
+				"xdpnet uses the TC stage here, after them",
+				l->name);
+		xn_unhook_xdp(s, port->ifindex);
+		port->tc_reason = XDPNET_TCR_FOREIGN_TCX;
+		return;
 	case XN_XDP_OURS:
 		port->flags |= XDPNET_PORT_XDP;
+		port->tc_reason = XDPNET_TCR_NONE;
+		return;
+	case XN_XDP_MP_OURS:
+		port->flags |= XDPNET_PORT_XDP | XDPNET_PORT_XDP_MULTI;
 		port->tc_reason = XDPNET_TCR_NONE;
 		return;
 	case XN_XDP_FOREIGN:
@@ -272,22 +336,27 @@ void xn_hook_xdp(struct xn_state *s, const struct xn_link *l,
 		port->foreign_prog_id = l->xdp_prog_id;
 		return;
 	case XN_XDP_FAILED:
-		fd = ours;
-		break;
+		xdp_refused(l, port, w.link);
+		return;
+	case XN_XDP_MP_JOIN:
+		err = xn_mp_attach(s, port->ifindex);
+		if (err) {
+			xdp_refused(l, port, err);
+			return;
+		}
+		port->flags |= XDPNET_PORT_XDP | XDPNET_PORT_XDP_MULTI;
+		port->tc_reason = XDPNET_TCR_NONE;
+		return;
 	case XN_XDP_NEW:
 	default:
-		fd = bpf_link_create(s->prog_xdp, port->ifindex, BPF_XDP,
-				     &opts);
 		break;
 	}
+	fd = bpf_link_create(s->prog_xdp, port->ifindex, BPF_XDP, &opts);
 	if (fd < 0 || xn_pin_obj(fd, s->bridge, leaf)) {
+		err = fd < 0 ? fd : -errno;
 		if (fd >= 0)
 			close(fd);
-		if (port->tc_reason != XDPNET_TCR_XDP_FAILED)
-			xn_info("  %s: native XDP refused (%s); xdpnet uses the "
-				"TC stage here",
-				l->name, strerror(fd < 0 ? -fd : errno));
-		port->tc_reason = XDPNET_TCR_XDP_FAILED;
+		xdp_refused(l, port, err);
 		return;
 	}
 	close(fd);
@@ -301,6 +370,8 @@ void xn_unhook_xdp(struct xn_state *s, __u32 ifindex)
 
 	xn_port_leaf(leaf, sizeof(leaf), XN_PORT_XDP, ifindex);
 	link_remove(s, leaf);
+	if (xn_mp_available(NULL))
+		xn_mp_detach(ifindex);
 }
 
 void xn_unhook_all(struct xn_state *s)
@@ -317,4 +388,26 @@ void xn_unhook_all(struct xn_state *s)
 		if (!bpf_map_lookup_elem(s->fd[XM_PORTS], &slot, &p) &&
 		    p.ifindex)
 			xn_unhook_tc(s, &p);
+}
+
+__u64 xn_tcx_fingerprint(struct xn_state *s)
+{
+	__u64 h = XN_FNV_OFFSET;
+	struct xdpnet_port p;
+	__u32 slot, ids[64];
+	int side, n;
+
+	for (slot = 1; slot < XDPNET_MAX_PORTS; slot++) {
+		if (bpf_map_lookup_elem(s->fd[XM_PORTS], &slot, &p) ||
+		    !p.ifindex)
+			continue;
+		for (side = 0; side < 2; side++) {
+			n = xn_tcx_progs(p.ifindex, side, ids, ARRAY_SIZE(ids));
+			h = xn_fnv1a(h, &p.ifindex, sizeof(p.ifindex));
+			h = xn_fnv1a(h, &n, sizeof(n));
+			if (n > 0)
+				h = xn_fnv1a(h, ids, n * sizeof(ids[0]));
+		}
+	}
+	return h;
 }

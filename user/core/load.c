@@ -204,6 +204,16 @@ static int try_load(struct xn_state *s, enum variant v, struct load_ctx *c,
 			return -EPROTO;
 		}
 	}
+	/* The dispatcher's variant loads with the dispatcher
+	 * (xn_xdp_object). */
+	{
+		struct bpf_program *mp =
+			bpf_object__find_program_by_name(c->obj, "xdpnet_xdp_mp");
+
+		if (!mp)
+			return -ENOENT;
+		bpf_program__set_autoload(mp, false);
+	}
 	if (v == V_MAP_NOTRACE)
 		for (i = 0; i < ARRAY_SIZE(traces); i++)
 			bpf_program__set_autoload(
@@ -256,6 +266,38 @@ static int attach_traces(struct xn_state *s, struct bpf_object *obj,
 			if (traces[i].fdb)
 				xn_pin_unlink(s->bridge, traces[i].pin);
 	return 0;
+}
+
+struct bpf_object *xn_xdp_object(const struct xn_state *s, const char *prog)
+{
+	DECLARE_LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "xdpnet");
+	struct bpf_object *obj;
+	struct bpf_program *p;
+	const void *bytes;
+	unsigned int i;
+	size_t n;
+	int err = 0;
+
+	bytes = s->meta.live ? xdpnet_live_bpf__elf_bytes(&n)
+			     : xdpnet_bpf__elf_bytes(&n);
+	obj = bpf_object__open_mem(bytes, n, &oo);
+	if (!obj)
+		return NULL;
+	for (i = 0; i < XM_N && !err; i++) {
+		struct bpf_map *m = obj_map(obj, i);
+
+		err = m && s->fd[i] >= 0 ? bpf_map__reuse_fd(m, s->fd[i])
+					 : -ENOENT;
+	}
+	bpf_object__for_each_program(p, obj)
+		bpf_program__set_autoload(
+			p, !strcmp(bpf_program__name(p), prog));
+	if (err) {
+		bpf_object__close(obj);
+		errno = -err;
+		return NULL;
+	}
+	return obj;
 }
 
 int xn_state_load(struct xn_state *s, struct xn_load *l)
@@ -333,6 +375,8 @@ int xn_state_load(struct xn_state *s, struct xn_load *l)
 			s->bridge, "prog_jiffies");
 	if (!err)
 		err = attach_traces(s, c.obj, l->fdb_trace);
+	/* The dispatchers' program is of the old programs and maps. */
+	xn_pin_unlink(s->bridge, XN_PIN_XDP_MULTI);
 	if (err) {
 		xn_err("cannot pin under %s: %s", dir, strerror(-err));
 		load_ctx_free(&c);

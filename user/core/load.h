@@ -34,6 +34,15 @@ struct xn_load {
  */
 int xn_state_load(struct xn_state *s, struct xn_load *l);
 
+/*
+ * The XDP program prog (xdpnet_xdp, or xdpnet_xdp_mp) of s's datapath (live
+ * or portable, as s->meta says) in an object of its own, opened, not
+ * loaded, its maps s's pinned ones and every other program off: for
+ * libxdp, which loads it as the dispatcher's extension (core/multiprog.c).
+ * NULL and errno set when it cannot.
+ */
+struct bpf_object *xn_xdp_object(const struct xn_state *s, const char *prog);
+
 /* This build's id (a hash of its BPF objects). */
 const char *xn_build_id(void);
 

@@ -72,6 +72,8 @@ const char *xn_tc_reason_text(__u8 reason)
 		return "native XDP refused by the driver";
 	case XDPNET_TCR_VETH:
 		return "veth: native XDP would strip its peer's GSO";
+	case XDPNET_TCR_FOREIGN_TCX:
+		return "other programs on its tcx ingress";
 	default:
 		return "?";
 	}

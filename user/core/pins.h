@@ -41,6 +41,10 @@ struct xn_state {
 
 /* Pin helpers: PIN_ROOT/bridge/leaf. */
 int xn_pin_exists(const char *bridge, const char *leaf);
+/* The XDP program in libxdp's dispatchers (core/multiprog.c); every load
+ * of programs removes it: it is of the programs and maps replaced. */
+#define XN_PIN_XDP_MULTI "prog_xdp_multi"
+
 int xn_pin_obj(int fd, const char *bridge, const char *leaf); /* 0 or -errno */
 /* Pin fd as leaf, atomically replacing whatever is pinned there. */
 int xn_pin_replace(int fd, const char *bridge, const char *leaf);

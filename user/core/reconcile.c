@@ -196,7 +196,10 @@ static int port_apply(struct xn_state *s, struct xdpnet_port *all,
 	w.hook = cur.hook;
 	w.tc_reason = cur.tc_reason;
 	w.foreign_prog_id = cur.foreign_prog_id;
-	w.flags |= cur.flags & (XDPNET_PORT_OWN_CLSACT | XDPNET_PORT_XDP);
+	/* What the hooks are stays until they are looked at (below): the
+	 * entry written before them must say what runs. */
+	w.flags |= cur.flags & (XDPNET_PORT_OWN_CLSACT | XDPNET_PORT_XDP |
+				XDPNET_PORT_XDP_MULTI);
 	err = vlans_sync(s, l->ifindex, v, nv, &w.pvid);
 	if (!err && fresh)
 		err = stats_zero(s, slot);

@@ -8,7 +8,10 @@
  * redirect skips. libvirt's <bandwidth> is one of each: a police filter
  * on the tap's ingress, an HTB on its egress. Qdiscs the kernel attaches
  * by itself (handle 0: noqueue, pfifo_fast, fq_codel, mq and its
- * children) are the device's default and count as none.
+ * children) are the device's default and count as none. Programs on a
+ * port's tcx egress are like clsact egress filters (xdpnet never hooks
+ * there); its tcx ingress is for core/hooks.c, which keeps the XDP stage
+ * off a port with other programs there.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,6 +20,7 @@
 #include <linux/pkt_sched.h>
 #include "xdpnet.h"
 #include "lib/nl.h"
+#include "lib/tcx.h"
 #include "filters/internal.h"
 
 /* Appends "WHAT KIND" to the list in buf, once. */
@@ -86,6 +90,23 @@ static int filters(const struct xn_filt_port_id *p, __u32 parent, char *buf,
 	return 0;
 }
 
+/* The programs on the port's tcx egress into p->tc_out; 0 or -1. */
+static int tcx_egress(struct xn_filt_port_id *p)
+{
+	__u32 ids[16];
+	char name[32];
+	int n, i;
+
+	n = xn_tcx_progs((__u32)p->ifindex, 1, ids, 16);
+	if (n < 0)
+		return n == -ENODEV || n == -ENOENT ? 0 : -1;
+	for (i = 0; i < n; i++) {
+		xn_prog_name(ids[i], name, sizeof(name));
+		add(p->tc_out, sizeof(p->tc_out), "tcx program", name);
+	}
+	return 0;
+}
+
 void xn_filt_read_tc(struct xn_filt_port_id *ports, int n, char *unknown,
 		     size_t len)
 {
@@ -114,6 +135,10 @@ void xn_filt_read_tc(struct xn_filt_port_id *ports, int n, char *unknown,
 			    p->tc_out, sizeof(p->tc_out), "egress filter"))
 			xf_note(unknown, len,
 				"cannot read the tc egress filters of %s",
+				p->name);
+		if (tcx_egress(p))
+			xf_note(unknown, len,
+				"cannot read the tcx egress programs of %s",
 				p->name);
 	}
 	free(q);

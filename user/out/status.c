@@ -9,6 +9,15 @@
 
 int xn_verbose_counters = 1;
 
+/* How the XDP stage is hooked: in libxdp's dispatcher, by a link of
+ * xdpnet's own, or not at all (""). */
+static const char *xdp_via(const struct xdpnet_port *p)
+{
+	if (!(p->flags & XDPNET_PORT_XDP))
+		return "";
+	return p->flags & XDPNET_PORT_XDP_MULTI ? "dispatcher" : "link";
+}
+
 static void port_json(struct xn_jw *w, const struct xn_port_row *p)
 {
 	unsigned int i;
@@ -19,6 +28,7 @@ static void port_json(struct xn_jw *w, const struct xn_port_row *p)
 	xn_jw_kstr(w, "kind",
 		   p->port.flags & XDPNET_PORT_VETH ? "veth" : "tap");
 	xn_jw_kbool(w, "xdp", p->port.flags & XDPNET_PORT_XDP);
+	xn_jw_kstr(w, "xdp_via", xdp_via(&p->port));
 	xn_jw_kstr(w, "tc_reason", xn_tc_reason_text(p->port.tc_reason));
 	xn_jw_kbool(w, "xdp_target", p->port.flags & XDPNET_PORT_XDP_TARGET);
 	xn_jw_kbool(w, "tc_egress", p->port.flags & XDPNET_PORT_TC_EGRESS);
@@ -63,7 +73,8 @@ static void print_port_text(FILE *f, const struct xn_port_row *p)
 	unsigned int i;
 
 	if (p->port.flags & XDPNET_PORT_XDP)
-		snprintf(stage, sizeof(stage), "xdp+tc");
+		snprintf(stage, sizeof(stage), "xdp (%s)+tc",
+			 xdp_via(&p->port));
 	else
 		snprintf(stage, sizeof(stage), "tc (%s)", why);
 	fprintf(f, "  %-15s ifindex %-5u %-4s %s, %s prog %u", p->name,
@@ -79,8 +90,8 @@ static void print_port_text(FILE *f, const struct xn_port_row *p)
 			xn_hold_text(p->port.hold));
 	if (p->port.flags & XDPNET_PORT_TC_EGRESS)
 		fprintf(f, "\n    no XDP redirects into it: tc on its egress "
-			   "(a qdisc or filters; TC redirects pass through "
-			   "them)");
+			   "(a qdisc, filters or tcx programs; TC redirects "
+			   "pass through them)");
 	fprintf(f,
 		"\n    bypass: xdp %llu pkts, tc %llu pkts; into port %llu pkts;"
 		" to bridge %llu pkts; xdp->tc %llu; drops %llu\n",
@@ -128,6 +139,7 @@ static void bridge_json(struct xn_jw *w, const struct xn_bridge_status *s)
 		    s->cfg.hz ? (__u64)s->cfg.refresh_j * 1000 / s->cfg.hz : 0);
 	xn_jw_kuint(w, "attached_at", s->meta.attached_at);
 	xn_jw_kstr(w, "build", s->meta.build);
+	xn_jw_kstr(w, "xdp_link_why", s->xdp_link_why ? s->xdp_link_why : "");
 	xn_jw_kobj(w, "follower");
 	xn_jw_kbool(w, "running", s->follower);
 	xn_jw_kint(w, "pid", s->follower_pid);
@@ -193,6 +205,9 @@ static void print_bridge_text(FILE *f, const struct xn_bridge_status *s)
 			"  gone: the bridge was deleted; 'xdpnet detach %s' "
 			"removes what is left\n",
 			s->name);
+	if (s->xdp_link_why && s->xdp_link_why[0])
+		fprintf(f, "  xdp: direct links, not libxdp's dispatcher: %s\n",
+			s->xdp_link_why);
 	if (s->note_set)
 		fputs("  note: redirect-error tracepoints are not attached; XDP "
 		      "transmit drops are not counted\n",

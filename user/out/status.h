@@ -29,6 +29,9 @@ struct xn_bridge_status {
 	struct xn_port_row *ports;
 	int note_set; /* redirect-error tracepoints are not attached */
 	int gone;     /* the bridge was deleted: only pinned state is left */
+	/* Why the XDP stage uses direct links, not libxdp's dispatcher, on
+	 * this kernel ("": no port has one, or it is not known). */
+	const char *xdp_link_why;
 };
 
 /* Text status lists every non-zero counter when set (default). */

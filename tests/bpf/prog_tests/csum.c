@@ -141,6 +141,33 @@ static const struct xt_row rows[] = {
 	  { XDP_TO(P_B), TC_TO(P_B) },
 	  .out = OUT_CSUM_DONE },
 
+	/*
+	 * The program for libxdp's dispatcher probes for no metadata (the
+	 * kernel refuses an extension that may change packet data in place
+	 * of a dispatcher slot that does not): a tap's frame counts as
+	 * generic XDP, so its partial checksum is never completed there; a
+	 * veth's still is (a veth's XDP redirect always drops the state).
+	 */
+	{ .name = "dispatcher's program, tap, native XDP: partial checksum "
+		  "defers",
+	  { TO_B, .l4 = L4_TCP, .csum = CS_PARTIAL, .l4len = 200,
+	    .native = true },
+	  { XDP_MP_DEFER(CSUM), TC_TO(P_B) },
+	  .setup = a_is_tap },
+	{ .name = "dispatcher's program, tap: valid checksum redirects",
+	  { TO_B, .l4 = L4_TCP, .l4len = 200, .native = true },
+	  { XDP_MP_TO(P_B), TC_TO(P_B) },
+	  .setup = a_is_tap },
+	{ .name = "dispatcher's program, tap: bad checksum defers",
+	  { TO_B, .l3 = L3_IPV6, .csum = CS_BAD, .l4len = 200, .native = true },
+	  { XDP_MP_DEFER(CSUM), TC_TO(P_B) },
+	  .setup = a_is_tap },
+	{ .name = "dispatcher's program, veth: partial checksum completed",
+	  { TO_B, .l3 = L3_IPV6, .csum = CS_PARTIAL, .l4len = 200,
+	    .native = true },
+	  { XDP_MP_TO(P_B), TC_TO(P_B) },
+	  .out = OUT_CSUM_DONE },
+
 	/* Sizes: B has MTU 9000. */
 	{ .name = "IPv4 frame of XDPNET_XDP_MAX_FRAME bytes, partial, "
 		  "redirects",

@@ -45,8 +45,15 @@ status_check() {
 			local xid
 			xid=$(jq --arg p "$p" '.bridges[0].ports[] | select(.name == $p) | if .xdp then .xdp_prog_id else 0 end' "$f")
 			[ "$xid" -gt 0 ] || { echo "FAIL: $p: no XDP stage on a tap in xdp mode"; return 1; }
-			ip -n "$SW" -d link show "$p" | grep -q "prog/xdp id $xid" ||
-				{ echo "FAIL: $p: kernel does not show xdp prog $xid"; ip -n "$SW" -d link show "$p"; return 1; }
+			if [ "$(jq -r --arg p "$p" '.bridges[0].ports[] | select(.name == $p) | .xdp_via' "$f")" = dispatcher ]; then
+				# In libxdp's dispatcher: the kernel shows the
+				# dispatcher, libxdp our program in it.
+				nsenter --net="/run/netns/$SW" xdp-loader status "$p" | grep -qE "xdpnet_xdp(_mp)? +$xid " ||
+					{ echo "FAIL: $p: libxdp does not list xdp prog $xid"; nsenter --net="/run/netns/$SW" xdp-loader status "$p"; return 1; }
+			else
+				ip -n "$SW" -d link show "$p" | grep -q "prog/xdp id $xid" ||
+					{ echo "FAIL: $p: kernel does not show xdp prog $xid"; ip -n "$SW" -d link show "$p"; return 1; }
+			fi
 		fi
 	done
 	# Nothing beyond our ports.

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* XDP through libxdp's dispatcher: see multiprog.h. */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <xdp/libxdp.h>
+#include "xdpnet.h"
+#include "xdpnet_probe.skel.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "core/load.h"
+#include "core/multiprog.h"
+
+#define PIN_LEAF XN_PIN_XDP_MULTI
+/* The XDP stage as the dispatcher's extension: the full program first;
+ * where the kernel refuses it (it may change packet data, its metadata
+ * probe, and the dispatcher's slot may not: Linux 6.12.26 and 6.13 check,
+ * and libxdp before 1.5 does not mark its slots), the one without the
+ * probe. */
+static const char *const prog_names[] = { "xdpnet_xdp", "xdpnet_xdp_mp" };
+
+/* Load the probe's main program, then its extension in place of the
+ * slot, and link it: 0 when all three work. */
+static int probe(void)
+{
+	struct xdpnet_probe_bpf *m, *x = NULL;
+	struct bpf_link *k = NULL;
+	int err;
+
+	m = xdpnet_probe_bpf__open();
+	if (!m)
+		return -errno;
+	bpf_program__set_autoload(m->progs.xdpnet_probe_ext, false);
+	err = xdpnet_probe_bpf__load(m);
+	if (!err) {
+		x = xdpnet_probe_bpf__open();
+		err = x ? 0 : -errno;
+	}
+	if (!err) {
+		bpf_program__set_autoload(x->progs.xdpnet_probe_main, false);
+		err = bpf_program__set_attach_target(
+			x->progs.xdpnet_probe_ext,
+			bpf_program__fd(m->progs.xdpnet_probe_main),
+			"xdpnet_probe_slot");
+	}
+	if (!err)
+		err = xdpnet_probe_bpf__load(x);
+	if (!err) {
+		k = bpf_program__attach_freplace(
+			x->progs.xdpnet_probe_ext,
+			bpf_program__fd(m->progs.xdpnet_probe_main),
+			"xdpnet_probe_slot");
+		err = k ? 0 : -errno;
+	}
+	bpf_link__destroy(k);
+	xdpnet_probe_bpf__destroy(x);
+	xdpnet_probe_bpf__destroy(m);
+	return err;
+}
+
+int xn_mp_available(const char **why)
+{
+	static int state = -1;
+	static char text[160];
+	int err;
+
+	if (state < 0) {
+		err = probe();
+		state = !err;
+		if (err)
+			snprintf(text, sizeof(text),
+				 "the kernel does not run libxdp's dispatcher: "
+				 "freplace programs do not load or link here "
+				 "(%s; they need BPF trampolines)",
+				 strerror(-err));
+		xn_debug("libxdp dispatcher: %s", state ? "available" : text);
+	}
+	if (why)
+		*why = state ? "" : text;
+	return state;
+}
+
+__u32 xn_mp_prog_id(const char *bridge)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	int fd = xn_pin_get(bridge, PIN_LEAF);
+
+	if (fd < 0)
+		return 0;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		info.id = 0;
+	close(fd);
+	return info.id;
+}
+
+static int is_xdpnet(const struct xdp_program *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(prog_names); i++)
+		if (!strcmp(xdp_program__name(p), prog_names[i]))
+			return 1;
+	return 0;
+}
+
+enum xn_mp_seen xn_mp_seen(struct xn_state *s, __u32 ifindex)
+{
+	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(ifindex);
+	enum xn_mp_seen seen = XN_MP_OTHERS;
+	struct xdp_program *p = NULL;
+	__u32 own;
+
+	if (!mp || libxdp_get_error(mp))
+		return XN_MP_NONE;
+	if (xdp_multiprog__is_legacy(mp)) {
+		xdp_multiprog__close(mp);
+		return XN_MP_LEGACY;
+	}
+	own = xn_mp_prog_id(s->bridge);
+	while ((p = xdp_multiprog__next_prog(p, mp)))
+		if (own && xdp_program__id(p) == own)
+			seen = XN_MP_OURS;
+	xdp_multiprog__close(mp);
+	return seen;
+}
+
+/* This build's program for libxdp from the pin, or NULL. */
+static struct xdp_program *pinned_prog(struct xn_state *s)
+{
+	struct xdp_program *p;
+	int fd = xn_pin_get(s->bridge, PIN_LEAF);
+
+	if (fd < 0)
+		return NULL;
+	p = xdp_program__from_fd(fd);
+	close(fd);
+	return libxdp_get_error(p) ? NULL : p;
+}
+
+/* prog_names[i] in an object of its own, for libxdp to load (*obj). */
+static struct xdp_program *new_prog(struct xn_state *s, unsigned int i,
+				    struct bpf_object **obj)
+{
+	DECLARE_LIBXDP_OPTS(xdp_program_opts, o, .prog_name = prog_names[i]);
+	struct xdp_program *p;
+
+	*obj = xn_xdp_object(s, prog_names[i]);
+	if (!*obj)
+		return NULL;
+	o.obj = *obj;
+	p = xdp_program__create(&o);
+	if (libxdp_get_error(p)) {
+		bpf_object__close(*obj);
+		*obj = NULL;
+		return NULL;
+	}
+	return p;
+}
+
+/* Take out of the port's dispatcher the xdpnet programs other than keep
+ * (0: all of them). */
+static void detach_others(__u32 ifindex, __u32 keep)
+{
+	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(ifindex);
+	struct xdp_program *p = NULL, *q;
+	__u32 ids[16];
+	int n = 0, i, err;
+
+	if (!mp || libxdp_get_error(mp))
+		return;
+	if (!xdp_multiprog__is_legacy(mp))
+		while ((p = xdp_multiprog__next_prog(p, mp)) && n < 16)
+			if (is_xdpnet(p) && xdp_program__id(p) != keep)
+				ids[n++] = xdp_program__id(p);
+	xdp_multiprog__close(mp);
+	/* Each detach rebuilds the dispatcher: look each one up anew. */
+	for (i = 0; i < n; i++) {
+		q = xdp_program__from_id(ids[i]);
+		if (libxdp_get_error(q))
+			continue;
+		err = xdp_program__detach(q, (int)ifindex, XDP_MODE_NATIVE, 0);
+		if (err)
+			xn_debug("ifindex %u: cannot take program %u out of "
+				 "its dispatcher: %s",
+				 ifindex, ids[i], strerror(-err));
+		xdp_program__close(q);
+	}
+}
+
+int xn_mp_attach(struct xn_state *s, __u32 ifindex)
+{
+	struct bpf_object *obj = NULL;
+	struct xdp_program *p;
+	unsigned int i = 0;
+	int err;
+
+	p = pinned_prog(s);
+	if (p) {
+		err = xdp_program__attach(p, (int)ifindex, XDP_MODE_NATIVE, 0);
+	} else {
+		/* Loaded here, by libxdp, in its first dispatcher. */
+		do {
+			xdp_program__close(p);
+			bpf_object__close(obj);
+			p = new_prog(s, i, &obj);
+			err = p ? xdp_program__attach(p, (int)ifindex,
+						      XDP_MODE_NATIVE, 0)
+				: -(errno ?: EINVAL);
+			if (err)
+				xn_debug("%s into the dispatcher: %s",
+					 prog_names[i], strerror(-err));
+		} while (err && ++i < ARRAY_SIZE(prog_names));
+		/* Pinned for the other ports and processes. */
+		if (!err) {
+			err = xn_pin_replace(xdp_program__fd(p), s->bridge,
+					     PIN_LEAF);
+			if (err)
+				xdp_program__detach(p, (int)ifindex,
+						    XDP_MODE_NATIVE, 0);
+		}
+	}
+	if (!err)
+		detach_others(ifindex, xdp_program__id(p));
+	xdp_program__close(p);
+	bpf_object__close(obj);
+	return err;
+}
+
+void xn_mp_detach(__u32 ifindex)
+{
+	detach_others(ifindex, 0);
+}
