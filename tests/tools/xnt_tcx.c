@@ -31,7 +31,8 @@ static int usage(void)
 
 static int fail(const char *what, int err)
 {
-	fprintf(stderr, "xnt_tcx: %s: %s\n", what, strerror(err < 0 ? -err : err));
+	fprintf(stderr, "xnt_tcx: %s: %s\n", what,
+		strerror(err < 0 ? -err : err));
 	return 1;
 }
 
@@ -60,9 +61,9 @@ static int do_attach(int argc, char **argv)
 	if (!ifindex)
 		return fail(argv[2], errno);
 	if (argc > 5)
-		opts.flags = !strcmp(argv[5], "first") ? XN_F_BEFORE
+		opts.flags = !strcmp(argv[5], "first")	? XN_F_BEFORE
 			     : !strcmp(argv[5], "last") ? XN_F_AFTER
-							 : ~0U;
+							: ~0U;
 	if (opts.flags == ~0U)
 		return usage();
 	obj = bpf_object__open_file(argv[3], NULL);

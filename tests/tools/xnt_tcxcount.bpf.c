@@ -45,8 +45,8 @@ int xnt_tcxcount(struct __sk_buff *skb)
 
 	count(XNT_SEEN);
 	if ((void *)(pay + 8) > end || eth->h_proto != bpf_htons(ETH_P_IP) ||
-	    ip->ihl != 5 || ip->protocol != IPPROTO_UDP ||
-	    pay[0] != 'X' || pay[1] != 'N' || pay[2] != 'T' || pay[3] != 'F')
+	    ip->ihl != 5 || ip->protocol != IPPROTO_UDP || pay[0] != 'X' ||
+	    pay[1] != 'N' || pay[2] != 'T' || pay[3] != 'F')
 		return TCX_NEXT;
 	count(XNT_XNTF);
 	/* The tag: big-endian, after the magic. */

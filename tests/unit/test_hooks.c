@@ -27,8 +27,12 @@ static void test_tc_hook_kind(void **state)
 
 static void test_xdp_choose(void **state)
 {
-	enum { N = XN_MP_NONE, L = XN_MP_LEGACY, O = XN_MP_OURS,
-	       X = XN_MP_OTHERS };
+	enum {
+		N = XN_MP_NONE,
+		L = XN_MP_LEGACY,
+		O = XN_MP_OURS,
+		X = XN_MP_OTHERS
+	};
 	static const struct {
 		struct xn_xdp_seen w;
 		enum xn_xdp_choice want;

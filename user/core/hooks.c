@@ -301,9 +301,8 @@ void xn_hook_xdp(struct xn_state *s, const struct xn_link *l,
 	if (!(port->flags & XDPNET_PORT_VETH)) {
 		w.link = link_converge(s, leaf, port->ifindex, s->prog_xdp);
 		w.tcx = foreign_tcx(s, port->ifindex);
-		w.mp = !w.link && l->xdp_prog_id
-			       ? xn_mp_seen(s, port->ifindex)
-			       : XN_MP_NONE;
+		w.mp = !w.link && l->xdp_prog_id ? xn_mp_seen(s, port->ifindex)
+						 : XN_MP_NONE;
 		w.mp_ok = xn_mp_available(NULL);
 	}
 	switch (xn_xdp_choose(&w)) {

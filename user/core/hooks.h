@@ -32,23 +32,23 @@ void xn_hook_xdp(struct xn_state *s, const struct xn_link *l,
 
 /* What xn_hook_xdp sees on a port. */
 struct xn_xdp_seen {
-	__u32 flags;   /* the port's (XDPNET_PORT_VETH) */
-	__u32 xdp_id;  /* the program XDP runs there (a dispatcher's), 0 */
-	int link;      /* our direct link: 1 runs the current program, 0 none,
-			  -errno unknown */
-	int tcx;       /* other programs on the port's tcx ingress */
-	int mp;	       /* enum xn_mp_seen: what libxdp sees there */
-	int mp_ok;     /* the kernel runs libxdp's dispatcher */
+	__u32 flags;  /* the port's (XDPNET_PORT_VETH) */
+	__u32 xdp_id; /* the program XDP runs there (a dispatcher's), 0 */
+	int link;     /* our direct link: 1 runs the current program, 0 none,
+			 -errno unknown */
+	int tcx;      /* other programs on the port's tcx ingress */
+	int mp;	      /* enum xn_mp_seen: what libxdp sees there */
+	int mp_ok;    /* the kernel runs libxdp's dispatcher */
 };
 enum xn_xdp_choice {
-	XN_XDP_VETH,	  /* none on a veth (ours goes) */
-	XN_XDP_OURS,	  /* our direct link is in place */
-	XN_XDP_FOREIGN,	  /* another program holds XDP: leave it the port */
-	XN_XDP_TCX,	  /* tcx programs an XDP redirect would skip: ours goes */
-	XN_XDP_NEW,	  /* hook ours with a direct link */
-	XN_XDP_FAILED,	  /* ours could not be checked: the TC stage only */
-	XN_XDP_MP_OURS,	  /* ours runs in the port's dispatcher */
-	XN_XDP_MP_JOIN,	  /* join the port's dispatcher, or create one */
+	XN_XDP_VETH,	/* none on a veth (ours goes) */
+	XN_XDP_OURS,	/* our direct link is in place */
+	XN_XDP_FOREIGN, /* another program holds XDP: leave it the port */
+	XN_XDP_TCX,	/* tcx programs an XDP redirect would skip: ours goes */
+	XN_XDP_NEW,	/* hook ours with a direct link */
+	XN_XDP_FAILED,	/* ours could not be checked: the TC stage only */
+	XN_XDP_MP_OURS, /* ours runs in the port's dispatcher */
+	XN_XDP_MP_JOIN, /* join the port's dispatcher, or create one */
 };
 enum xn_xdp_choice xn_xdp_choose(const struct xn_xdp_seen *w);
 

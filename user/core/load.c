@@ -207,8 +207,8 @@ static int try_load(struct xn_state *s, enum variant v, struct load_ctx *c,
 	/* The dispatcher's variant loads with the dispatcher
 	 * (xn_xdp_object). */
 	{
-		struct bpf_program *mp =
-			bpf_object__find_program_by_name(c->obj, "xdpnet_xdp_mp");
+		struct bpf_program *mp = bpf_object__find_program_by_name(
+			c->obj, "xdpnet_xdp_mp");
 
 		if (!mp)
 			return -ENOENT;
@@ -289,9 +289,8 @@ struct bpf_object *xn_xdp_object(const struct xn_state *s, const char *prog)
 		err = m && s->fd[i] >= 0 ? bpf_map__reuse_fd(m, s->fd[i])
 					 : -ENOENT;
 	}
-	bpf_object__for_each_program(p, obj)
-		bpf_program__set_autoload(
-			p, !strcmp(bpf_program__name(p), prog));
+	bpf_object__for_each_program(p, obj) bpf_program__set_autoload(
+		p, !strcmp(bpf_program__name(p), prog));
 	if (err) {
 		bpf_object__close(obj);
 		errno = -err;

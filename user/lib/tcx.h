@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <linux/types.h>
 
-#define XN_TCX_INGRESS 46 /* BPF_TCX_INGRESS */
-#define XN_TCX_EGRESS 47  /* BPF_TCX_EGRESS */
+#define XN_TCX_INGRESS 46     /* BPF_TCX_INGRESS */
+#define XN_TCX_EGRESS 47      /* BPF_TCX_EGRESS */
 #define XN_F_BEFORE (1U << 3) /* BPF_F_BEFORE: no relative one: first */
 #define XN_F_AFTER (1U << 4)  /* BPF_F_AFTER: no relative one: last */
 
