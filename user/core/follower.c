@@ -32,6 +32,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <linux/if_bridge.h>
 #include <linux/netlink.h>
@@ -328,6 +329,17 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 	pid_t other;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* libxdp 1.3 leaves a descriptor open each time it attaches or
+	 * detaches a program: room for years of VMs coming and going. */
+	{
+		struct rlimit rl;
+
+		if (!getrlimit(RLIMIT_NOFILE, &rl) &&
+		    rl.rlim_cur < rl.rlim_max) {
+			rl.rlim_cur = rl.rlim_max;
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
+	}
 	flk = xn_follow_lock(bridge, &other);
 	if (flk == -EBUSY) {
 		xn_err("a follower for %s is already running (pid %d)", bridge,

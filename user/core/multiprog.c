@@ -10,7 +10,9 @@
 #include "xdpnet_probe.skel.h"
 #include "lib/log.h"
 #include "lib/util.h"
+#include "lib/nl.h"
 #include "core/load.h"
+#include "core/paths.h"
 #include "core/multiprog.h"
 
 #define PIN_LEAF XN_PIN_XDP_MULTI
@@ -96,34 +98,73 @@ __u32 xn_mp_prog_id(const char *bridge)
 	return info.id;
 }
 
-static int is_xdpnet(const struct xdp_program *p)
+/* A program's id and name (name: 16 bytes); 0 or -errno. */
+static int prog_info(int fd, __u32 *id, char *name)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return -errno;
+	*id = info.id;
+	memcpy(name, info.name, sizeof(info.name));
+	return 0;
+}
+
+static int is_xdpnet(const char *name)
 {
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(prog_names); i++)
-		if (!strcmp(xdp_program__name(p), prog_names[i]))
+		if (!strcmp(name, prog_names[i]))
 			return 1;
 	return 0;
 }
 
+/*
+ * The programs in the port's dispatcher, opened (at most max): their
+ * number; -1 when the port's XDP program is not a dispatcher of libxdp's
+ * (-2: it has none). Read from libxdp's own pins,
+ * PIN/xdp/dispatch-IFINDEX-ID/progN-prog (N < 10, its limit), not
+ * through libxdp: libxdp 1.3 leaves a descriptor open for each program
+ * it reads that way, and the follower reads every port on each resync.
+ */
+static int dispatcher_progs(__u32 ifindex, int *fds, int max)
+{
+	char dir[96], path[128];
+	struct xn_link l;
+	int n = 0, i, fd;
+
+	if (xn_get_link_by_index(ifindex, &l) || !l.xdp_prog_id)
+		return -2;
+	if (xn_libxdp_dispatch_dir(dir, sizeof(dir), ifindex, l.xdp_prog_id) ||
+	    access(dir, F_OK))
+		return -1;
+	for (i = 0; i < 10 && n < max; i++) {
+		snprintf(path, sizeof(path), "%s/prog%d-prog", dir, i);
+		fd = bpf_obj_get(path);
+		if (fd >= 0)
+			fds[n++] = fd;
+	}
+	return n;
+}
+
 enum xn_mp_seen xn_mp_seen(struct xn_state *s, __u32 ifindex)
 {
-	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(ifindex);
 	enum xn_mp_seen seen = XN_MP_OTHERS;
-	struct xdp_program *p = NULL;
-	__u32 own;
+	int fds[10], n, i;
+	__u32 own, id = 0;
+	char name[16];
 
-	if (!mp || libxdp_get_error(mp))
-		return XN_MP_NONE;
-	if (xdp_multiprog__is_legacy(mp)) {
-		xdp_multiprog__close(mp);
-		return XN_MP_LEGACY;
-	}
+	n = dispatcher_progs(ifindex, fds, 10);
+	if (n < 0)
+		return n == -1 ? XN_MP_LEGACY : XN_MP_NONE;
 	own = xn_mp_prog_id(s->bridge);
-	while ((p = xdp_multiprog__next_prog(p, mp)))
-		if (own && xdp_program__id(p) == own)
+	for (i = 0; i < n; i++) {
+		if (own && !prog_info(fds[i], &id, name) && id == own)
 			seen = XN_MP_OURS;
-	xdp_multiprog__close(mp);
+		close(fds[i]);
+	}
 	return seen;
 }
 
@@ -161,32 +202,31 @@ static struct xdp_program *new_prog(struct xn_state *s, unsigned int i,
 }
 
 /* Take out of the port's dispatcher the xdpnet programs other than keep
- * (0: all of them). */
+ * (0: all of them). Each detach rebuilds the dispatcher; a program is
+ * found in the new one by its id. */
 static void detach_others(__u32 ifindex, __u32 keep)
 {
-	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(ifindex);
-	struct xdp_program *p = NULL, *q;
-	__u32 ids[16];
-	int n = 0, i, err;
+	struct xdp_program *q;
+	int fds[10], n, i, err;
+	char name[16];
+	__u32 id = 0;
 
-	if (!mp || libxdp_get_error(mp))
-		return;
-	if (!xdp_multiprog__is_legacy(mp))
-		while ((p = xdp_multiprog__next_prog(p, mp)) && n < 16)
-			if (is_xdpnet(p) && xdp_program__id(p) != keep)
-				ids[n++] = xdp_program__id(p);
-	xdp_multiprog__close(mp);
-	/* Each detach rebuilds the dispatcher: look each one up anew. */
+	n = dispatcher_progs(ifindex, fds, 10);
 	for (i = 0; i < n; i++) {
-		q = xdp_program__from_id(ids[i]);
-		if (libxdp_get_error(q))
-			continue;
-		err = xdp_program__detach(q, (int)ifindex, XDP_MODE_NATIVE, 0);
-		if (err)
-			xn_debug("ifindex %u: cannot take program %u out of "
-				 "its dispatcher: %s",
-				 ifindex, ids[i], strerror(-err));
-		xdp_program__close(q);
+		if (!prog_info(fds[i], &id, name) && is_xdpnet(name) &&
+		    id != keep) {
+			q = xdp_program__from_fd(fds[i]);
+			err = libxdp_get_error(q);
+			if (!err)
+				err = xdp_program__detach(q, (int)ifindex,
+							  XDP_MODE_NATIVE, 0);
+			if (err)
+				xn_debug("ifindex %u: cannot take program %u "
+					 "out of its dispatcher: %s",
+					 ifindex, id, strerror(-err));
+			xdp_program__close(q);
+		}
+		close(fds[i]);
 	}
 }
 

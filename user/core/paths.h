@@ -5,6 +5,8 @@
  *   port pins tc_IFINDEX, xdp_IFINDEX (the hooks' links)
  *   run files /run/xdpnet/BRIDGE.lock, .follow, .pid, .log
  *   the unit  xdpnet@BRIDGE.service (systemd-escaped)
+ * and the one of libxdp's that xdpnet reads: a port's dispatcher,
+ *   /sys/fs/bpf/xdp/dispatch-IFINDEX-PROGID
  * A bridge name is an interface name (xn_valid_ifname); every function
  * refuses any other, so no path leaves its directory.
  */
@@ -33,6 +35,10 @@ int xn_pin_path(char *buf, size_t len, const char *bridge, const char *leaf);
 /* The leaf of a port's hook link: "tc_IFINDEX" or "xdp_IFINDEX". */
 enum xn_port_hook { XN_PORT_TC, XN_PORT_XDP };
 int xn_port_leaf(char *buf, size_t len, enum xn_port_hook h, __u32 ifindex);
+
+/* libxdp's pins of the dispatcher PROG_ID on IFINDEX (its programs are
+ * progN-prog there). 0, or -1 (too long). */
+int xn_libxdp_dispatch_dir(char *buf, size_t len, __u32 ifindex, __u32 prog_id);
 
 /* RUN_DIR "/" bridge "." suffix. 0, or -1 (bad name, too long). */
 enum xn_run_file {
