@@ -60,7 +60,7 @@ trap cleanup EXIT
 cp -a "$SRC" "$W/net"
 # Before 6.8, lib.sh has no interfaces of its own: the tests take them from
 # forwarding.config (the sample creates veth pairs). Debian 12 has no ping6.
-if ! grep -q 'NETIF_CREATE:=' "$W/net/forwarding/lib.sh" &&
+if ! grep -q '^declare -A NETIFS=(' "$W/net/forwarding/lib.sh" &&
 	[ ! -f "$W/net/forwarding/forwarding.config" ]; then
 	cp "$W/net/forwarding/forwarding.config.sample" "$W/net/forwarding/forwarding.config"
 	command -v ping6 >/dev/null || echo 'PING6="ping -6"' >>"$W/net/forwarding/forwarding.config"

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* XDP through libxdp's dispatcher: see multiprog.h. */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -62,6 +64,14 @@ static int probe(void)
 	return err;
 }
 
+/* XDPNET_XDP_DISPATCHER=0: direct links, as xdpnet 0.2 had. */
+static int dispatcher_off(void)
+{
+	const char *e = getenv("XDPNET_XDP_DISPATCHER");
+
+	return e && !strcmp(e, "0");
+}
+
 int xn_mp_available(const char **why)
 {
 	static int state = -1;
@@ -69,9 +79,13 @@ int xn_mp_available(const char **why)
 	int err;
 
 	if (state < 0) {
-		err = probe();
+		err = dispatcher_off() ? -ECANCELED : probe();
 		state = !err;
-		if (err)
+		if (err == -ECANCELED)
+			snprintf(text, sizeof(text),
+				 "XDPNET_XDP_DISPATCHER=0 says not to use "
+				 "libxdp's dispatcher");
+		else if (err)
 			snprintf(text, sizeof(text),
 				 "the kernel does not run libxdp's dispatcher: "
 				 "freplace programs do not load or link here "
