@@ -237,6 +237,7 @@ check-kernels-full: deps
 		echo "== check-kernels-full: Debian $$s"; \
 		XNK_SUITE=$$s XNK_SELFTESTS=1 XNK_TIMEOUT=$${XNK_TIMEOUT:-5400} \
 			XNK_SHARE_ARGS=$${XNK_SHARE_ARGS:---cases\ tcx,tcxegress,xdpfilter} \
+			XNK_SHARE_UPGRADE=1 \
 			tests/kernels/run.sh || st=1; \
 	done; exit $$st
 

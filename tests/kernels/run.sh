@@ -45,7 +45,7 @@
 #                           being patched while the other vCPU ran that code
 #                           (2026-12-01); single is as fast here: tests/bpf
 #                           67 s against 70)
-#   XNK_TIMEOUT=1800        seconds before the guest is stopped (a failure)
+#   XNK_TIMEOUT=3000        seconds before the guest is stopped (a failure)
 #   XNK_SEM_ARGS="..."      more semantics.sh options for its VLAN cases
 #                           (e.g. "--kinds veth")
 #   XNK_SELFTESTS=1         also the kernel's own bridge tests, plain and with
@@ -56,6 +56,7 @@
 #                           (default: all; selftests only with XNK_SELFTESTS=1)
 #   XNK_SHARE_ARGS="..."    semantics.sh options for the hook-sharing part
 #                           (default "--cases xdpfilter --kinds tap")
+#   XNK_SHARE_UPGRADE=1     and upgrade.sh --xdp-filter there
 #   XNK_SCRIPT=FILE         also run bash FILE in the guest, last (a look at
 #                           something on that kernel; with XNK_PARTS=none,
 #                           only that)
@@ -70,7 +71,7 @@ META=${XNK_META:-linux-image-amd64}
 SUITE=${XNK_SUITE:-bookworm}
 ACCEL=${XNK_ACCEL:-auto}
 QEMU=${QEMU:-qemu-system-x86_64}
-TIMEOUT=${XNK_TIMEOUT:-1800}
+TIMEOUT=${XNK_TIMEOUT:-3000}
 # The modules the guest needs that nothing autoloads: tun (/dev/net/tun),
 # br_netfilter (its sysctls).
 PRELOAD="tun br_netfilter"
@@ -193,6 +194,7 @@ SELFTESTS_ONLY='${XNK_SELFTESTS_ONLY:-}'
 PARTS='${XNK_PARTS:-}'
 SCRIPT='${XNK_SCRIPT:-}'
 SHARE_ARGS='${XNK_SHARE_ARGS:-}'
+SHARE_UPGRADE='${XNK_SHARE_UPGRADE:-}'
 EOF
 
 # ---------------------------------------------------------------- boot
