@@ -89,7 +89,7 @@ enum xn_xdp_choice xn_xdp_choose(const struct xn_xdp_seen *w)
 		return XN_XDP_VETH;
 	/* Somebody else's program, not in a dispatcher (or in one this
 	 * kernel cannot extend): theirs. */
-	if (w->link == 0 && w->xdp_id &&
+	if (w->link == 0 && w->xdp_id && w->mp != XN_MP_OURS &&
 	    (w->mp == XN_MP_LEGACY || w->mp == XN_MP_NONE || !w->mp_ok))
 		return XN_XDP_FOREIGN;
 	if (w->tcx)
@@ -369,8 +369,9 @@ void xn_unhook_xdp(struct xn_state *s, __u32 ifindex)
 
 	xn_port_leaf(leaf, sizeof(leaf), XN_PORT_XDP, ifindex);
 	link_remove(s, leaf);
-	if (xn_mp_available(NULL))
-		xn_mp_detach(ifindex);
+	/* Whether or not this process would use the dispatcher: an attach
+	 * with XDPNET_XDP_DISPATCHER=1 may have put ours there. */
+	xn_mp_detach(ifindex);
 }
 
 void xn_unhook_all(struct xn_state *s)
