@@ -176,8 +176,15 @@ check-bench: deps
 check-layers:
 	scripts/check-layers
 
-check-unit: check-layers $(UNIT_TESTS)
+check-unit: check-layers check-rules $(UNIT_TESTS)
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
+
+# The Prometheus alerting rules (contrib/prometheus/): valid, and their
+# unit tests (series that fire each alert, and series that must not).
+.PHONY: check-rules
+check-rules:
+	scripts/promtool check rules contrib/prometheus/xdpnet.rules.yml
+	cd contrib/prometheus && ../../scripts/promtool test rules xdpnet.rules.test.yml
 
 # Root: every program of both builds loads, the tables and a fuzz run of
 # 100,000 frames (BPF_FUZZ=N changes that, BPF_SEED=S the seed).
@@ -188,6 +195,7 @@ check-bpf: $(BPF_TESTS)
 check-integration: all
 	tests/integration/run.sh
 	tests/integration/filters.sh
+	tests/integration/prometheus.sh
 
 # Real guests (root): QEMU VMs on taps through xdpnet (tests/vm/run.sh).
 # Installs QEMU (tests/vm/deps.sh) and caches a guest kernel and busybox in
@@ -273,10 +281,12 @@ demo: deps
 	scripts/demo.sh
 	@if [ "$(BENCH)" != 0 ]; then scripts/bench --quick -q; fi
 
-# The binary, its man page, the follower's systemd unit, the libvirt hooks
-# and bash completion; contrib/ files name the binary as @SBINDIR@.
+# The binary, its man page, the follower's and the exporter's systemd
+# units, the libvirt hooks and bash completion; contrib/ files name the
+# binary as @SBINDIR@.
 INSTALLED := $(SBINDIR)/xdpnet $(MANDIR)/man8/xdpnet.8 \
-	$(UNITDIR)/xdpnet@.service $(LIBVIRT_HOOKDIR)/qemu.d/xdpnet \
+	$(UNITDIR)/xdpnet@.service $(UNITDIR)/xdpnet-exporter.service \
+	$(LIBVIRT_HOOKDIR)/qemu.d/xdpnet \
 	$(LIBVIRT_HOOKDIR)/network.d/xdpnet $(BASHCOMPDIR)/xdpnet
 SUBST := sed 's|@SBINDIR@|$(SBINDIR)|g'
 
@@ -285,8 +295,10 @@ install: $(OUT)/xdpnet
 	install -D -m 0644 docs/xdpnet.8 $(DESTDIR)$(MANDIR)/man8/xdpnet.8
 	install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(LIBVIRT_HOOKDIR)/qemu.d \
 		$(DESTDIR)$(LIBVIRT_HOOKDIR)/network.d
-	$(SUBST) contrib/xdpnet@.service > $(DESTDIR)$(UNITDIR)/xdpnet@.service
-	chmod 0644 $(DESTDIR)$(UNITDIR)/xdpnet@.service
+	for u in xdpnet@.service xdpnet-exporter.service; do \
+		$(SUBST) contrib/$$u > $(DESTDIR)$(UNITDIR)/$$u && \
+		chmod 0644 $(DESTDIR)$(UNITDIR)/$$u || exit 1; \
+	done
 	for d in qemu.d network.d; do \
 		$(SUBST) contrib/libvirt-hook > $(DESTDIR)$(LIBVIRT_HOOKDIR)/$$d/xdpnet && \
 		chmod 0755 $(DESTDIR)$(LIBVIRT_HOOKDIR)/$$d/xdpnet || exit 1; \

@@ -16,10 +16,12 @@ for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
 		missing="$missing $p"
 done
-# promtool (Debian's prometheus package, the tool only): scripts/promtool.
-if [ "$PROMTOOL" = 1 ] && ! "$(dirname "$0")/promtool" --version >/dev/null 2>&1; then
+# promtool and the Prometheus server (Debian's prometheus package, the
+# binaries only): scripts/promtool.
+if [ "$PROMTOOL" = 1 ] && { ! "$(dirname "$0")/promtool" --version >/dev/null 2>&1 ||
+	! "$(dirname "$0")/promtool" --server --version >/dev/null 2>&1; }; then
 	if [ "$(id -u)" != 0 ]; then
-		echo "deps.sh: promtool missing; run as root (sudo make ...)" >&2
+		echo "deps.sh: promtool or prometheus missing; run as root (sudo make ...)" >&2
 		exit 1
 	fi
 	"$(dirname "$0")/promtool" --fetch

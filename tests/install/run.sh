@@ -30,21 +30,25 @@ for prefix in /usr/local /usr; do
 	ulib=$prefix/lib/systemd/system
 	expected="755 /etc/libvirt/hooks/network.d/xdpnet
 755 /etc/libvirt/hooks/qemu.d/xdpnet
+644 $ulib/xdpnet-exporter.service
 644 $ulib/xdpnet@.service
 755 $prefix/sbin/xdpnet
 644 $prefix/share/bash-completion/completions/xdpnet
 644 $prefix/share/man/man8/xdpnet.8"
 	got=$(files "$dest")
 	if [ "$got" = "$(echo "$expected" | sort -k2)" ]; then
-		ok "PREFIX=$prefix installs exactly the six files, with their modes"
+		ok "PREFIX=$prefix installs exactly the seven files, with their modes"
 	else
-		nok "PREFIX=$prefix installs exactly the six files, with their modes"
+		nok "PREFIX=$prefix installs exactly the seven files, with their modes"
 		diff <(echo "$expected" | sort -k2) <(echo "$got") | sed 's/^/#   /'
 	fi
 	check "PREFIX=$prefix: no @SBINDIR@ left" \
 		bash -c "! grep -rq @SBINDIR@ '$dest'"
 	check "PREFIX=$prefix: the unit runs $prefix/sbin/xdpnet attach --follow %i" \
 		grep -qx "ExecStart=$prefix/sbin/xdpnet attach --follow %i" "$dest$ulib/xdpnet@.service"
+	check "PREFIX=$prefix: the exporter's unit runs $prefix/sbin/xdpnet exporter" \
+		grep -qx "ExecStart=$prefix/sbin/xdpnet exporter --listen 127.0.0.1:9435" \
+		"$dest$ulib/xdpnet-exporter.service"
 	for h in qemu.d network.d; do
 		check "PREFIX=$prefix: the $h hook calls $prefix/sbin/xdpnet" \
 			grep -q "^XDPNET=\${XDPNET:-$prefix/sbin/xdpnet}" \
@@ -60,13 +64,14 @@ for prefix in /usr/local /usr; do
 		# nothing at all for a unit without problems (it exits 0 even
 		# for unknown settings, hence the check of its output).
 		cp "$dest$ulib/xdpnet@.service" "$D/xdpnet@br0.service"
+		cp "$dest$ulib/xdpnet-exporter.service" "$D/xdpnet-exporter.service"
 		sed -i "s|^ExecStart=$prefix/sbin/xdpnet|ExecStart=$dest$prefix/sbin/xdpnet|" \
-			"$D/xdpnet@br0.service"
+			"$D/xdpnet@br0.service" "$D/xdpnet-exporter.service"
 		if out=$(MANPATH=$dest$prefix/share/man systemd-analyze verify \
-			"$D/xdpnet@br0.service" 2>&1) && [ -z "$out" ]; then
-			ok "PREFIX=$prefix: systemd-analyze verify: clean"
+			"$D/xdpnet@br0.service" "$D/xdpnet-exporter.service" 2>&1) && [ -z "$out" ]; then
+			ok "PREFIX=$prefix: systemd-analyze verify of both units: clean"
 		else
-			nok "PREFIX=$prefix: systemd-analyze verify: clean"
+			nok "PREFIX=$prefix: systemd-analyze verify of both units: clean"
 			echo "$out" | sed 's/^/#   /'
 		fi
 	else

@@ -174,6 +174,11 @@ lat() {
 # snapshot A to B.
 grew() { [ "$(dpv "$1" "$2" "$3" "$4")" -ge "$5" ] 2>/dev/null; }
 # lat_grew A B IN OUT PATH WANT: that histogram counted WANT or more.
+# lat_in SNAP IN PATH: frames from IN by PATH, over every out port
+lat_in() {
+	jq -r --arg i "$2" --arg p "$3" \
+		'[.latency.pairs[] | select(.in == $i and .path == $p) | .count] | add // 0' "$WORK/$1.json"
+}
 lat_grew() { [ $(($(lat "$2" "$3" "$4" "$5" count) - $(lat "$1" "$3" "$4" "$5" count))) -ge "$6" ] 2>/dev/null; }
 # settle COND...: after sending, wait (5 s at most) until COND, which
 # takes the snapshot it reads, holds: the counters have caught up with
@@ -345,7 +350,7 @@ promtool_ok() {
 
 exporter_values() {
 	local got want code tcb brb l='bridge="xnsbr0",port="xnssv1"'
-	local h='bridge="xnsbr0",in_port="xnssv1",out_port="xnssv2"'
+	local h='bridge="xnsbr0",port="xnssv1"'
 	code=$(scrape metrics.txt /metrics) || return 1
 	echo "$code"
 	case $code in "200 text/plain; version=0.0.4"*) ;; *) return 1 ;; esac
@@ -359,19 +364,31 @@ exporter_values() {
 		xdpnet_attached 'bridge="xnsbr0"' \
 		xdpnet_forward_latency_seconds_count "$h,path=\"tc\"" >"$WORK/vals" || return 1
 	got=$(tr '\n' ' ' <"$WORK/vals")
-	want="$(pv e0 xnssv1 .paths.tc.packets) $(pv e0 xnssv1 .paths.tc.bytes) $(pv e0 xnssv1 .rx.packets) $(pv e0 xnssv2 .bypass_in.packets) 1 $(lat e0 xnssv1 xnssv2 tc count) "
+	want="$(pv e0 xnssv1 .paths.tc.packets) $(pv e0 xnssv1 .paths.tc.bytes) $(pv e0 xnssv1 .rx.packets) $(pv e0 xnssv2 .bypass_in.packets) 1 $(lat_in e0 xnssv1 tc) "
 	expect_eq "exporter vs stats --json" "$got" "$want" || return 1
-	# The TC path's histogram has every bucket the bridge path's has.
+	# Per port and path: 16 buckets each (le from 256 ns, exact), no
+	# port pairs, no verdict that is a delivery.
 	tcb=$(grep -c "^xdpnet_forward_latency_seconds_bucket{$h,path=\"tc\"" "$WORK/metrics.txt")
 	brb=$(grep -c "^xdpnet_forward_latency_seconds_bucket{$h,path=\"bridge\"" "$WORK/metrics.txt")
-	expect_ge "tc histogram buckets" "$tcb" 2 || return 1
-	expect_eq "tc histogram buckets, as many as the bridge path's" "$tcb" "$brb" || return 1
+	expect_eq "tc histogram buckets" "$tcb" 16 || return 1
+	expect_eq "bridge histogram buckets" "$brb" 16 || return 1
+	grep -q "^xdpnet_forward_latency_seconds_bucket{$h,path=\"tc\",le=\"0.000000256\"}" "$WORK/metrics.txt" ||
+		{ echo "no le=\"0.000000256\" bucket"; return 1; }
+	! grep -q 'in_port=\|verdict="rx_redirected"' "$WORK/metrics.txt" ||
+		{ echo "pairs or rx_redirected in the default exposition"; return 1; }
 	code=$(scrape nope.txt /nope)
 	expect_eq "unknown path" "${code%% *}" 404 || return 1
 	# the same text from the textfile-collector mode
 	xn stats "$BR" --prom >"$WORK/prom.txt" || return 1
 	promtool_ok "$WORK/prom.txt" || return 1
-	"$PROMLINT" "$WORK/prom.txt"
+	"$PROMLINT" "$WORK/prom.txt" || return 1
+	# --latency-pairs: per (in, out, path), the counts of stats --json
+	xn stats "$BR" --prom --latency-pairs >"$WORK/pairs.txt" || return 1
+	promtool_ok "$WORK/pairs.txt" || return 1
+	"$PROMLINT" "$WORK/pairs.txt" xdpnet_forward_latency_seconds_count \
+		'bridge="xnsbr0",in_port="xnssv1",out_port="xnssv2",path="tc"' >"$WORK/vals" || return 1
+	snap e1 || return 1
+	expect_eq "pairs count vs stats --json" "$(cat "$WORK/vals")" "$(lat e1 xnssv1 xnssv2 tc count)"
 }
 
 exporter_listens_loopback() {
@@ -385,6 +402,29 @@ exporter_stop() {
 	local rc=$?
 	untrack "$EXP_PID"
 	expect_eq "exporter exit" "$rc" 0
+}
+
+# After detach, the exporter of the whole namespace (no BRIDGE): the bridge
+# reads xdpnet_attached 0, its device counters stay, and no series of
+# xdpnet's own counters takes the devices' counts instead.
+exporter_detached() {
+	local code st=0
+	: >"$WORK/exp.out"
+	nsenter --net="/run/netns/$SW" "$XDPNET" exporter --listen "127.0.0.1:$PORT" \
+		>"$WORK/exp.out" 2>"$WORK/exp.err" &
+	EXP_PID=$!
+	track "$EXP_PID"
+	wait_until 5 grep -q listening "$WORK/exp.out" || { cat "$WORK/exp.err"; exporter_stop; return 1; }
+	code=$(scrape detached.txt /metrics) || st=1
+	exporter_stop || st=1
+	[ "$st" = 0 ] && expect_eq "status" "${code%% *}" 200 || return 1
+	promtool_ok "$WORK/detached.txt" || return 1
+	"$PROMLINT" "$WORK/detached.txt" xdpnet_attached 'bridge="xnsbr0"' \
+		xdpnet_rx_packets_total 'bridge="xnsbr0",port="xnssv1"' >"$WORK/vals" || return 1
+	expect_eq "xdpnet_attached" "$(head -1 "$WORK/vals")" 0 || return 1
+	expect_ge "the device's rx" "$(sed -n 2p "$WORK/vals")" "$N" || return 1
+	! grep -E '^xdpnet_(packets|bytes|verdict_packets|verdict_bytes)_total\{bridge="xnsbr0"' "$WORK/detached.txt" ||
+		{ echo "xdpnet's counters still exported for a detached bridge"; return 1; }
 }
 
 fallback_arrived() { snap f1 && grew f0 f1 xnssv1 .tx.packets 1000 && lat_grew f0 f1 xnssv2 xnssv1 tc 1000; }
@@ -605,4 +645,5 @@ check "stats --reset zeroes counters and histograms" reset_counts
 check "error exits" errors
 check "detach leaves no pin and no program" do_detach
 check "latency-only pins: detach removes them" latency_only_detach
+check "exporter of the namespace after detach: attached 0, no path series" exporter_detached
 finish

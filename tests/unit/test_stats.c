@@ -627,7 +627,18 @@ static void test_json_reader_strict(void **state)
 struct prom_arg {
 	struct xn_stats_sample *s;
 	int n;
+	unsigned int flags;
 };
+
+/* How many times needle occurs in hay. */
+static int count_str(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (; (hay = strstr(hay, needle)); hay++)
+		n++;
+	return n;
+}
 
 /* `promtool check metrics` on text: its exit status (0: valid). The tool:
  * $PROMTOOL, else scripts/promtool (run from the top of the tree). */
@@ -660,14 +671,15 @@ static void print_prom_cb(FILE *f, void *arg)
 {
 	struct prom_arg *a = arg;
 
-	xn_stats_print_prom(f, a->s, a->n);
+	xn_stats_print_prom(f, a->s, a->n, a->flags);
 }
 
 static void test_prom_format(void **state)
 {
 	struct fixture x, y;
 	struct xn_stats_sample two[2];
-	struct prom_arg a = { two, 2 };
+	struct xn_lat_row lat[4];
+	struct prom_arg a = { two, 2, 0 };
 	struct pl_result r;
 	char *out;
 	int n;
@@ -675,6 +687,24 @@ static void test_prom_format(void **state)
 	(void)state;
 	fixture_init(&x);
 	fixture_init(&y);
+	/* and vm1 -> eth0 by tc: 2 frames in [512, 1024) ns */
+	memcpy(lat, x.lat, sizeof(x.lat));
+	lat[3] = lat[1];
+	lat[3].key.out_ifindex = 9;
+	snprintf(lat[3].out, IF_NAMESIZE, "eth0");
+	memset(&lat[3].h, 0, sizeof(lat[3].h));
+	lat[3].h.count = 2;
+	lat[3].h.sum_ns = 1400;
+	lat[3].h.bucket[9] = 2;
+	x.cur.lat = lat;
+	x.cur.nlat = 4;
+	x.cur.follower = 0;
+	x.cur.follower_wanted = 1;
+	x.cur.bypass = 0;
+	x.cur.hold = XDPNET_BHOLD_HUB;
+	x.cur.fdb_entries = 5;
+	x.cur.fdb_max = 16384;
+	x.cur.fdb_full = 2;
 	two[0] = x.cur;
 	two[1] = y.cur;
 	snprintf(two[1].bridge, sizeof(two[1].bridge), "br1");
@@ -699,33 +729,93 @@ static void test_prom_format(void **state)
 	assert_true(prom_find(&r, "xdpnet_tx_bytes_total",
 			      "bridge=\"br0\",port=\"vm\\\"2\\\\\"") ==
 		    1000000);
-	/* a port the datapath does not carry: its frames took the bridge */
-	assert_true(prom_find(&r, "xdpnet_packets_total",
-			      "bridge=\"br0\",port=\"eth0\",path=\"bridge\"") ==
-		    3);
+	/* a port the datapath does not carry: no path series (its device's
+	 * rx is not xdpnet's count), its device's counters are there */
+	assert_true(isnan(prom_find(&r, "xdpnet_packets_total",
+				    "bridge=\"br0\",port=\"eth0\","
+				    "path=\"bridge\"")));
+	assert_true(prom_find(&r, "xdpnet_rx_packets_total",
+			      "bridge=\"br0\",port=\"eth0\"") == 3);
 	assert_true(prom_find(&r, "xdpnet_verdict_packets_total",
 			      "bridge=\"br0\",port=\"vm1\","
 			      "verdict=\"tc_redirect\"") == 10010);
 	assert_true(isnan(prom_find(&r, "xdpnet_verdict_packets_total",
 				    "bridge=\"br0\",port=\"eth0\","
 				    "verdict=\"tc_redirect\"")));
+	/* health, of attached bridges only */
+	assert_true(prom_find(&r, "xdpnet_follower_running",
+			      "bridge=\"br0\"") == 0);
+	assert_true(prom_find(&r, "xdpnet_follower_wanted", "bridge=\"br0\"") ==
+		    1);
+	assert_true(prom_find(&r, "xdpnet_bypass_on", "bridge=\"br0\"") == 0);
+	assert_true(prom_find(&r, "xdpnet_bypass_held_info",
+			      "bridge=\"br0\",reason=\"hub\"") == 1);
+	assert_true(prom_find(&r, "xdpnet_fdb_entries", "bridge=\"br0\"") == 5);
+	assert_true(prom_find(&r, "xdpnet_fdb_capacity", "bridge=\"br0\"") ==
+		    16384);
+	assert_true(prom_find(&r, "xdpnet_fdb_full_total", "bridge=\"br0\"") ==
+		    2);
+	assert_true(isnan(
+		prom_find(&r, "xdpnet_follower_running", "bridge=\"br1\"")));
+	assert_true(
+		isnan(prom_find(&r, "xdpnet_fdb_entries", "bridge=\"br1\"")));
+	assert_true(prom_find(&r, "xdpnet_fast_path_eligible_packets_total",
+			      "bridge=\"br0\",port=\"vm1\"") == 10010);
+	/* deliveries into a port are not verdicts */
+	assert_int_equal(count_str(out, "verdict=\"rx_redirected\""), 0);
+	assert_int_equal(count_str(out, "xdpnet_bypass_in_packets_total{"), 6);
 	assert_true(prom_find(&r, "xdpnet_fast_path_share",
 			      "bridge=\"br0\",port=\"vm1\"") == 1);
+	/* latency per (port, path): vm1's tc sums both out ports */
+	assert_true(prom_find(&r, "xdpnet_forward_latency_seconds_count",
+			      "bridge=\"br0\",port=\"vm1\",path=\"tc\"") == 6);
+	assert_true(prom_find(&r, "xdpnet_forward_latency_seconds_bucket",
+			      "bridge=\"br0\",port=\"vm1\",path=\"tc\","
+			      "le=\"0.000004096\"") == 5);
+	assert_true(prom_find(&r, "xdpnet_forward_latency_seconds_bucket",
+			      "bridge=\"br0\",port=\"vm1\",path=\"tc\","
+			      "le=\"0.000001024\"") == 2);
+	assert_true(prom_find(&r, "xdpnet_forward_latency_seconds_bucket",
+			      "bridge=\"br0\",port=\"vm1\",path=\"tc\","
+			      "le=\"0.000000512\"") == 0);
+	assert_true(prom_find(&r, "xdpnet_forward_latency_seconds_bucket",
+			      "bridge=\"br0\",port=\"vm1\",path=\"xdp\","
+			      "le=\"0.004194304\"") == 0);
+	assert_true(prom_find(&r, "xdpnet_forward_latency_seconds_bucket",
+			      "bridge=\"br0\",port=\"vm1\",path=\"xdp\","
+			      "le=\"+Inf\"") == 1);
+	assert_true(fabs(prom_find(&r, "xdpnet_forward_latency_seconds_sum",
+				   "bridge=\"br0\",port=\"vm1\","
+				   "path=\"bridge\"") -
+			 80e-6) < 1e-12);
+	/* 16 buckets a histogram, from 256 ns; 3 histograms on br0, 3 on br1 */
+	assert_int_equal(count_str(out,
+				   "xdpnet_forward_latency_seconds_bucket{"
+				   "bridge=\"br0\",port=\"vm1\",path=\"tc\","),
+			 16);
+	assert_int_equal(count_str(out, "_bucket{"), 6 * 16);
+	assert_int_equal(count_str(out, "le=\"0.000000256\""), 6);
+	assert_int_equal(count_str(out, "in_port="), 0);
+	pl_free(&r);
+	free(out);
+
+	/* --latency-pairs: per (in, out, path), the same buckets */
+	a.flags = XN_PROM_LAT_PAIRS;
+	out = render(print_prom_cb, &a);
+	if (prom_lint(out, &r) < 0)
+		fail_msg("invalid exposition: %s\n%s", r.err, out);
+	assert_int_equal(promtool(out), 0);
 	assert_true(prom_find(&r, "xdpnet_forward_latency_seconds_count",
 			      "bridge=\"br0\",in_port=\"vm1\","
 			      "out_port=\"vm\\\"2\\\\\",path=\"tc\"") == 4);
 	assert_true(prom_find(&r, "xdpnet_forward_latency_seconds_bucket",
 			      "bridge=\"br0\",in_port=\"vm1\","
 			      "out_port=\"vm\\\"2\\\\\",path=\"tc\","
-			      "le=\"4.096e-06\"") == 3);
-	assert_true(prom_find(&r, "xdpnet_forward_latency_seconds_bucket",
+			      "le=\"0.000004096\"") == 3);
+	assert_true(prom_find(&r, "xdpnet_forward_latency_seconds_count",
 			      "bridge=\"br0\",in_port=\"vm1\","
-			      "out_port=\"vm\\\"2\\\\\",path=\"xdp\","
-			      "le=\"+Inf\"") == 1);
-	assert_true(fabs(prom_find(&r, "xdpnet_forward_latency_seconds_sum",
-				   "bridge=\"br0\",in_port=\"vm1\","
-				   "out_port=\"vm\\\"2\\\\\",path=\"bridge\"") -
-			 80e-6) < 1e-12);
+			      "out_port=\"eth0\",path=\"tc\"") == 2);
+	assert_int_equal(count_str(out, "_bucket{"), 7 * 16);
 	pl_free(&r);
 	free(out);
 	xn_stats_view_free(&x.v);
@@ -865,6 +955,13 @@ static void test_cli_stats(void **state)
 	assert_true(o.reset);
 	assert_int_equal(parse(&o, err, "stats", "br0", "--prom", NULL), 0);
 	assert_true(o.prom);
+	assert_false(o.lat_pairs);
+	assert_int_equal(parse(&o, err, "stats", "br0", "--prom",
+			       "--latency-pairs", NULL),
+			 0);
+	assert_true(o.lat_pairs);
+	assert_int_equal(parse(&o, err, "stats", "br0", "-P", NULL), XN_EUSAGE);
+	assert_non_null(strstr(err, "--prom"));
 
 	assert_int_equal(parse(&o, err, "stats", NULL), XN_EUSAGE);
 	assert_int_equal(parse(&o, err, "stats", "br0", "-i", "0", NULL),
@@ -909,6 +1006,9 @@ static void test_cli_stats(void **state)
 			       "127.0.0.1:9500", NULL),
 			 0);
 	assert_string_equal(o.listen, "127.0.0.1:9500");
+	assert_int_equal(parse(&o, err, "exporter", "-P", NULL), 0);
+	assert_true(o.lat_pairs);
+	assert_int_equal(parse(&o, err, "status", "-P", NULL), XN_EUSAGE);
 	assert_int_equal(parse(&o, err, "exporter", "--json", NULL), XN_EUSAGE);
 }
 

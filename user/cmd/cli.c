@@ -22,6 +22,7 @@ enum {
 	O_LISTEN = 1 << 9,
 	O_NOFOLLOW = 1 << 10,
 	O_BYPASS = 1 << 11,
+	O_PAIRS = 1 << 12,
 	O_OPERAND = 1 << 30, /* not an option: one more word after BRIDGE */
 };
 
@@ -46,13 +47,14 @@ static const struct cmd_def {
 	{ "fdb", XN_CMD_FDB, 1, O_JSON, "BRIDGE [--json]",
 	  "the forwarding table as the datapath sees it" },
 	{ "stats", XN_CMD_STATS, 1,
-	  O_JSON | O_INTERVAL | O_COUNT | O_LATENCY | O_RESET | O_PROM,
-	  "BRIDGE [-i SEC] [-c N] [--json|--prom] [--latency] [--reset]",
+	  O_JSON | O_INTERVAL | O_COUNT | O_LATENCY | O_RESET | O_PROM |
+		  O_PAIRS,
+	  "BRIDGE [-i SEC] [-c N] [--json|--prom [-P]] [--latency] [--reset]",
 	  "per-port rates and counters by path, latency histograms" },
 	{ "latency", XN_CMD_LATENCY, 1, O_OPERAND, "BRIDGE [on|off]",
 	  "switch the forwarding-latency probe on or off" },
-	{ "exporter", XN_CMD_EXPORTER, 2, O_LISTEN,
-	  "[BRIDGE] [--listen ADDR:PORT]",
+	{ "exporter", XN_CMD_EXPORTER, 2, O_LISTEN | O_PAIRS,
+	  "[BRIDGE] [--listen ADDR:PORT] [-P]",
 	  "serve the counters to Prometheus (default 127.0.0.1:9435)" },
 	{ "help", XN_CMD_HELP, 0, 0, "", "this text" },
 	{ "version", XN_CMD_VERSION, 0, 0, "", "print the version" },
@@ -97,6 +99,9 @@ static const struct opt_def {
 	{ { "prom", no_argument, NULL, 'p' },
 	  O_PROM,
 	  "stats: Prometheus text format (node_exporter textfile)" },
+	{ { "latency-pairs", no_argument, NULL, 'P' },
+	  O_PAIRS,
+	  "stats --prom, exporter: latency per port pair, not per port" },
 	{ { "listen", required_argument, NULL, 'L' },
 	  O_LISTEN,
 	  "exporter: ADDR:PORT or [ADDR6]:PORT to listen on" },
@@ -148,7 +153,7 @@ int xn_parse_args(int argc, char **argv, struct xn_opts *o, char *err,
 		lopts[i] = opt_defs[i].lo;
 	optind = 0; /* 0, not 1: also resets getopt's internal state */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:m:jfsnBvhi:c:lrpL:", lopts,
+	while ((c = getopt_long(argc, argv, "+:m:jfsnBvhi:c:lrpPL:", lopts,
 				NULL)) != -1 ||
 	       optind < argc) {
 		if (c == -1) {
@@ -247,6 +252,10 @@ int xn_parse_args(int argc, char **argv, struct xn_opts *o, char *err,
 			given |= O_PROM;
 			o->prom = 1;
 			break;
+		case 'P':
+			given |= O_PAIRS;
+			o->lat_pairs = 1;
+			break;
 		case 'L':
 			given |= O_LISTEN;
 			o->listen = optarg;
@@ -300,6 +309,10 @@ int xn_parse_args(int argc, char **argv, struct xn_opts *o, char *err,
 		return fail(err, errlen, "%s",
 			    "--prom writes one snapshot; it takes no "
 			    "--interval or --count");
+	if (o->cmd == XN_CMD_STATS && o->lat_pairs && !o->prom)
+		return fail(err, errlen, "%s",
+			    "--latency-pairs shapes --prom's output; give "
+			    "--prom too");
 	if (o->count && !o->interval)
 		o->interval = 1;
 	return 0;

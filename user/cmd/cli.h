@@ -36,6 +36,7 @@ struct xn_opts {
 	int latency;	    /* --latency: forwarding-latency histograms */
 	int reset;	    /* --reset: zero the counters and histograms */
 	int prom;	    /* --prom: Prometheus text format */
+	int lat_pairs;	    /* --latency-pairs: latency per port pair */
 	const char *listen; /* exporter --listen ADDR:PORT; NULL: default */
 	const char *arg;    /* latency: "on" / "off"; NULL: show the state */
 };

@@ -2,12 +2,11 @@
 /*
  * xdpnet exporter [BRIDGE] [--listen ADDR:PORT]: serves what "xdpnet stats
  * --prom" prints, fresh on every GET /metrics, with libmicrohttpd. Without
- * BRIDGE it exports every bridge of this network namespace that xdpnet
- * holds state for (attached, or with the latency probe). It listens on
- * 127.0.0.1:9435 unless told otherwise.
+ * BRIDGE it exports every bridge of this network namespace, attached or
+ * not (xdpnet_attached 0). It listens on 127.0.0.1:9435 unless told
+ * otherwise.
  */
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -33,27 +32,30 @@
 
 struct exporter {
 	const char *bridge; /* NULL: all of this namespace */
+	unsigned int flags; /* XN_PROM_* */
 };
 
-/* The bridges to export: names under the pin root that are bridges of
- * this namespace whose pins are ours. */
+/* The bridges to export: every bridge of this namespace (attached or
+ * not: xdpnet_attached says which). */
 static int list_bridges(char names[][IF_NAMESIZE], int max)
 {
-	char(*dirs)[IF_NAMESIZE];
-	int n = 0, nd, i;
+	struct xn_link *l = NULL;
+	int n = 0, nl = 0, i;
 
-	if (xn_pin_dirs(&dirs, &nd))
+	if (xn_list_bridges(&l, &nl))
 		return 0;
-	for (i = 0; i < nd && n < max; i++) {
-		struct xn_link l;
-
-		if (xn_get_link(dirs[i], &l) || strcmp(l.kind, "bridge") ||
-		    !xn_stats_pins_ours(dirs[i]))
-			continue;
-		memcpy(names[n++], dirs[i], IF_NAMESIZE);
-	}
-	free(dirs);
+	for (i = 0; i < nl && n < max; i++)
+		memcpy(names[n++], l[i].name, IF_NAMESIZE);
+	free(l);
 	return n;
+}
+
+/* A bridge of this namespace whose name another namespace's state uses:
+ * exported as not attached, its pins left unread. */
+static void other_ns_sample(const char *bridge, struct xn_stats_sample *s)
+{
+	memset(s, 0, sizeof(*s));
+	snprintf(s->bridge, sizeof(s->bridge), "%s", bridge);
 }
 
 static int cmp_name(const void *a, const void *b)
@@ -82,9 +84,12 @@ static char *render(void *arg, size_t *len, unsigned int *code)
 		n = list_bridges(names, MAX_BRIDGES);
 		qsort(names, n, IF_NAMESIZE, cmp_name);
 	}
-	for (i = 0; i < n; i++)
-		if (!xn_stats_collect(names[i], &s[ok]))
+	for (i = 0; i < n; i++) {
+		if (!xn_stats_pins_ours(names[i]))
+			other_ns_sample(names[i], &s[ok++]);
+		else if (!xn_stats_collect(names[i], &s[ok]))
 			ok++;
+	}
 	if (x->bridge && !ok) {
 		*code = 503;
 		goto out;
@@ -92,7 +97,7 @@ static char *render(void *arg, size_t *len, unsigned int *code)
 	f = open_memstream(&buf, len);
 	if (!f)
 		goto out;
-	xn_stats_print_prom(f, s, ok);
+	xn_stats_print_prom(f, s, ok, x->flags);
 	if (fclose(f)) {
 		free(buf);
 		buf = NULL;
@@ -118,7 +123,10 @@ static void on_signal(int sig)
 int xn_exporter(const struct xn_opts *o)
 {
 	const char *listen = o->listen ? o->listen : XN_EXPORTER_DEFAULT;
-	struct exporter x = { .bridge = o->bridge };
+	struct exporter x = {
+		.bridge = o->bridge,
+		.flags = o->lat_pairs ? XN_PROM_LAT_PAIRS : 0,
+	};
 	const struct xn_http_page page = {
 		.path = "/metrics",
 		.type = "text/plain; version=0.0.4; charset=utf-8",
@@ -161,7 +169,7 @@ int xn_exporter(const struct xn_opts *o)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	xn_info("xdpnet: exporter listening on http://%s/metrics (%s)", listen,
-		o->bridge ? o->bridge : "every bridge xdpnet knows");
+		o->bridge ? o->bridge : "every bridge of this namespace");
 	fflush(stdout);
 	while (!stop_exporter)
 		sigsuspend(&old);

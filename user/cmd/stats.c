@@ -82,7 +82,8 @@ int xn_stats(const struct xn_opts *o)
 	if (err)
 		return err;
 	if (o->prom) {
-		xn_stats_print_prom(stdout, cur, 1);
+		xn_stats_print_prom(stdout, cur, 1,
+				    o->lat_pairs ? XN_PROM_LAT_PAIRS : 0);
 		xn_stats_free(cur);
 		return fflush(stdout) ? XN_ERR : XN_OK;
 	}

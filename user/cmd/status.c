@@ -23,17 +23,6 @@
 
 #define MAX_BRIDGES 64
 
-static int count_keys(int fd)
-{
-	struct xdpnet_fdb_key k, nk;
-	int n = 0, err;
-
-	for (err = bpf_map_get_next_key(fd, NULL, &k); !err;
-	     err = bpf_map_get_next_key(fd, &k, &nk), k = nk)
-		n++;
-	return n;
-}
-
 /* Why a port's XDP stage is a direct link. */
 static const char *link_why(void)
 {
@@ -64,8 +53,8 @@ static int status_one(const char *bridge, struct xn_bridge_status *s, int quiet)
 	snprintf(s->name, sizeof(s->name), "%s", bridge);
 	s->meta = st.meta;
 	xn_cfg_read(&st, &s->cfg);
-	s->fdb_entries = count_keys(st.fd[XM_FDB]);
-	s->fdb_static = count_keys(st.fd[XM_FDB_STATIC]);
+	s->fdb_entries = xn_map_count_keys(st.fd[XM_FDB]);
+	s->fdb_static = xn_map_count_keys(st.fd[XM_FDB_STATIC]);
 	xn_fdb_ev_read(&st, s->fdb_ev);
 	s->note_set = !xn_pin_exists(bridge, "trace_redirect_err");
 	s->gone = xn_get_link_by_index(st.meta.bridge_ifindex, &l) ||

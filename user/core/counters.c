@@ -40,3 +40,14 @@ int xn_fdb_ev_read(const struct xn_state *s, __u64 out[XDPNET_FE_MAX])
 	free(v);
 	return 0;
 }
+
+int xn_map_count_keys(int fd)
+{
+	__u8 k[64], nk[64];
+	int n = 0, err;
+
+	for (err = bpf_map_get_next_key(fd, NULL, k); !err;
+	     err = bpf_map_get_next_key(fd, k, nk), memcpy(k, nk, sizeof(k)))
+		n++;
+	return n;
+}

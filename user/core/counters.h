@@ -15,4 +15,7 @@ void xn_sum_stats(const struct xdpnet_stats *percpu, int ncpu,
  * first). 0 or -errno. */
 int xn_fdb_ev_read(const struct xn_state *s, __u64 out[XDPNET_FE_MAX]);
 
+/* Keys in a hash map (a walk: one syscall per key). */
+int xn_map_count_keys(int fd);
+
 #endif

@@ -22,6 +22,7 @@
 #include "core/counters.h"
 #include "core/bridge.h"
 #include "core/latency.h"
+#include "core/lock.h"
 #include "core/stats_collect.h"
 
 int xn_stats_pins_ours(const char *bridge)
@@ -63,6 +64,29 @@ void xn_stats_free(struct xn_stats_sample *s)
 	s->nports = s->nlat = 0;
 }
 
+/* What the alerting rules watch: the follower, the bypass, the FDB copy. */
+static void health(const char *bridge, const struct xn_state *st,
+		   struct xn_stats_sample *s)
+{
+	__u64 ev[XDPNET_FE_MAX];
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	struct xdpnet_cfg cfg;
+	pid_t pid;
+
+	s->follower = xn_follower_alive(bridge, &pid);
+	s->follower_wanted = !st->meta.no_follow;
+	if (!xn_cfg_read(st, &cfg)) {
+		s->bypass = !!cfg.bypass;
+		s->hold = cfg.hold;
+	}
+	s->fdb_entries = xn_map_count_keys(st->fd[XM_FDB]);
+	if (!bpf_obj_get_info_by_fd(st->fd[XM_FDB], &info, &len))
+		s->fdb_max = info.max_entries;
+	if (!xn_fdb_ev_read(st, ev))
+		s->fdb_full = ev[XDPNET_FE_FULL];
+}
+
 /* xdpnet's side of a sample: which ports the datapath carries, and its
  * counters. Leaves s->attached 0 when the bridge is not attached. */
 static int collect_datapath(const char *bridge, struct xn_stats_sample *s)
@@ -86,6 +110,7 @@ static int collect_datapath(const char *bridge, struct xn_stats_sample *s)
 	}
 	s->attached = 1;
 	s->mode = st.meta.mode;
+	health(bridge, &st, s);
 	for (i = 0; i < s->nports; i++) {
 		struct xn_stats_port *p = &s->ports[i];
 		struct xdpnet_port port;

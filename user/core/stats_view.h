@@ -37,6 +37,14 @@ struct xn_stats_sample {
 	__u32 mode;	  /* enum xdpnet_mode when attached */
 	int latency_on;	  /* the probe's links are in place */
 	int latency_maps; /* histograms exist (the probe ran at some time) */
+	/* the datapath's health (attached only) */
+	int follower;	     /* a follower runs */
+	int follower_wanted; /* attached without --no-follow */
+	int bypass;	     /* the bypass is on (not off, not held) */
+	__u32 hold;	     /* why it is held (XDPNET_BHOLD_*) */
+	int fdb_entries;     /* learned entries in the FDB copy */
+	__u64 fdb_max;	     /* ... of at most this many */
+	__u64 fdb_full;	     /* MACs the copy had no room for, so far */
 	int nports;
 	struct xn_stats_port *ports; /* sorted by name */
 	int nlat;

@@ -237,6 +237,26 @@ int xn_list_ports(__u32 bridge_ifindex, struct xn_link **out, int *n)
 			n);
 }
 
+static int bridge_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct vec *v = arg;
+	struct xn_link l, *p;
+
+	if (xn_parse_link(nlh, &l) || strcmp(l.kind, "bridge"))
+		return 0;
+	p = vec_push(v);
+	if (!p)
+		return -ENOMEM;
+	*p = l;
+	return 0;
+}
+
+int xn_list_bridges(struct xn_link **out, int *n)
+{
+	return dump_vec(RTM_GETLINK, AF_UNSPEC, 0, 0, bridge_cb,
+			sizeof(struct xn_link), 0, (void **)out, n);
+}
+
 static int fdb_cb(const struct nlmsghdr *nlh, void *arg)
 {
 	struct vec *v = arg;

@@ -106,6 +106,8 @@ int xn_get_link(const char *name, struct xn_link *out); /* -ENODEV */
 int xn_get_link_by_index(__u32 ifindex, struct xn_link *out);
 /* All ports of a bridge; *out is malloc'ed. */
 int xn_list_ports(__u32 bridge_ifindex, struct xn_link **out, int *n);
+/* Every bridge of this network namespace. */
+int xn_list_bridges(struct xn_link **out, int *n);
 int xn_dump_fdb(__u32 bridge_ifindex, struct xn_fdb_entry **out, int *n);
 int xn_dump_vlans(__u32 bridge_ifindex, struct xn_vlan **out, int *n);
 /* One entry of a bridge's FDB, as the bridge has it now: 0, -ENOENT. */
@@ -122,9 +124,9 @@ int xn_dump_tfilters(__u32 ifindex, __u32 parent, struct xn_tc_obj **out,
 
 /*
  * Netlink notifications (RTNLGRP_LINK, RTNLGRP_NEIGH, RTNLGRP_TC and
- * RTNLGRP_BRVLAN): a socket to poll, and a reader that hands each message to cb. xn_events_read returns 0,
- * -ENOBUFS when the kernel dropped notifications (the caller must re-read
- * everything), or another negative errno.
+ * RTNLGRP_BRVLAN): a socket to poll, and a reader that hands each message to
+ * cb. xn_events_read returns 0, -ENOBUFS when the kernel dropped notifications
+ * (the caller must re-read everything), or another negative errno.
  */
 int xn_events_open(void);
 int xn_events_read(int fd, int (*cb)(const struct nlmsghdr *nlh, void *arg),

@@ -15,7 +15,9 @@ void xn_stats_print_table(FILE *f, const struct xn_stats_sample *s,
 void xn_stats_print_latency(FILE *f, const struct xn_stats_sample *s);
 void xn_stats_print_json(FILE *f, const struct xn_stats_sample *s,
 			 const struct xn_stats_view *v, unsigned long seq);
-/* n bridges in one exposition (each family once). */
-void xn_stats_print_prom(FILE *f, const struct xn_stats_sample *s, int n);
+/* n bridges in one exposition (each family once). flags: XN_PROM_*. */
+#define XN_PROM_LAT_PAIRS 1 /* latency per port pair, not per port */
+void xn_stats_print_prom(FILE *f, const struct xn_stats_sample *s, int n,
+			 unsigned int flags);
 
 #endif
