@@ -53,6 +53,7 @@
 #include "core/reconcile.h"
 #include "core/policy.h"
 #include "core/follower.h"
+#include "core/dump.h"
 
 #define XN_BACKSTOP_S 30
 #define XN_MAX_BATCH 256
@@ -149,8 +150,20 @@ static int on_event(const struct nlmsghdr *nlh, void *arg)
 	case RTM_DELQDISC:
 	case RTM_NEWTFILTER:
 	case RTM_DELTFILTER:
-		/* On any device: a port's ifindex is cheap to miss here, and
-		 * a read of the filters is idempotent. */
+		/* tc of the bridge or of one of its ports (held or carried),
+		 * or of a device gone already (it may have been one): read
+		 * the filters again. Not for other devices: that read runs
+		 * the host's filter tools, and a host (or a test) that
+		 * changes tc elsewhere would keep the follower busy. */
+		if (nlh->nlmsg_len >= NLMSG_LENGTH(sizeof(struct tcmsg))) {
+			int dev =
+				((struct tcmsg *)NLMSG_DATA(nlh))->tcm_ifindex;
+
+			if (dev > 0 && (__u32)dev != b->bridge &&
+			    !xn_get_link_by_index((__u32)dev, &l) &&
+			    l.master != b->bridge)
+				return 0;
+		}
 		b->tc = 1;
 		return 0;
 	case RTM_NEWVLAN:
@@ -417,6 +430,7 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 		 * egress (core/hooks.c, filters/tc.c). */
 		if (xn_mono_s() >= next_tcx_check) {
 			next_tcx_check = xn_mono_s() + 1;
+			xn_dump_orphan_off(bridge, s.fd[XM_DUMP]);
 			if (xn_tcx_fingerprint(&s) != tcx_seen) {
 				b->full = 1;
 				filters = 1;
