@@ -246,7 +246,7 @@ traps_install() {
 
 # runfiles_rm BRIDGE: xdpnet's run files of a test's own bridge (its lock,
 # follower lock and log), once nothing of xdpnet runs for it.
-runfiles_rm() { rm -f "/run/xdpnet/$1".{lock,follow,pid,log}; }
+runfiles_rm() { rm -f "/run/xdpnet/$1".{lock,follow,pid,log,dump}; }
 
 # finish: the end of a suite (or of a preflight that failed).
 finish() { cleanup; summary; [ "$T_FAIL" = 0 ]; exit; }
@@ -604,6 +604,8 @@ tcp_xfer() {
 
 # tcp_start SRC_NS DST_NS ADDR BYTES [RATE] [SECS] [PROGRESS_FILE]: start the
 # server and the client in the background (tcp_finish waits for both).
+# With XFER_UNTIL=FILE the client stops sending (BYTES at most) once FILE
+# exists: a transfer as long as what it spans, however slow the machine.
 # Started directly, not via nsx: a backgrounded function is a subshell, and
 # $! would not be the process to stop.
 tcp_start() {
@@ -620,7 +622,7 @@ tcp_start() {
 	echo "tcp $src -> $dst [$addr]:$X_PORT $bytes bytes rate=$rate"
 	ip netns exec "$src" timeout -k 2 "$secs" "$PY" "$XFER" tcp-client --to "$addr" \
 		--port "$X_PORT" --bytes "$bytes" --rate "$rate" --timeout "$secs" \
-		${prog:+--progress "$prog"} >"$WORK/cli.$X_PORT" 2>&1 &
+		${prog:+--progress "$prog"} ${XFER_UNTIL:+--until "$XFER_UNTIL"} >"$WORK/cli.$X_PORT" 2>&1 &
 	X_CPID=$!
 	track "$X_CPID"
 }

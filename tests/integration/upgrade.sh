@@ -91,10 +91,14 @@ u_up() {
 # ---------------------------------------------------------------- traffic
 
 traffic_start() {
-	# About 90 s each; the flood runs until stopped.
-	tcp_start xnu-v1 xnu-t1 10.99.2.1 $((540 * MB)) $((6 * MB)) 150 || return 1
+	# At 6 MB/s until traffic_finish, however long the upgrades take (a
+	# TCG guest takes minutes: a fixed size ran out, and the time limit
+	# killed the server, whose close reset the connection); the flood
+	# runs until stopped.
+	rm -f "$WORK/xfer.stop"
+	XFER_UNTIL=$WORK/xfer.stop tcp_start xnu-v1 xnu-t1 10.99.2.1 $((8192 * MB)) $((6 * MB)) 3000 || return 1
 	T1=("$X_CPID" "$X_SPID" "$X_PORT")
-	tcp_start xnu-t2 xnu-v2 10.99.1.2 $((540 * MB)) $((6 * MB)) 150 || return 1
+	XFER_UNTIL=$WORK/xfer.stop tcp_start xnu-t2 xnu-v2 10.99.1.2 $((8192 * MB)) $((6 * MB)) 3000 || return 1
 	T2=("$X_CPID" "$X_SPID" "$X_PORT")
 	ip netns exec xnu-v2 ping -f -s 300 10.99.2.2 >"$WORK/flood" 2>&1 &
 	FLOOD=$!
@@ -104,6 +108,7 @@ MB=$((1024 * 1024))
 
 traffic_finish() {
 	local st=0 t
+	: >"$WORK/xfer.stop"
 	for t in T1 T2; do
 		eval "X_CPID=\${$t[0]} X_SPID=\${$t[1]} X_PORT=\${$t[2]}"
 		tcp_finish || st=1

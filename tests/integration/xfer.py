@@ -93,7 +93,7 @@ def tcp_client(a):
     start = time.monotonic()
     last_progress = 0
     pf = open(a.progress, "w") if a.progress else None
-    while sent < a.bytes:
+    while sent < a.bytes and not (a.until and os.path.exists(a.until)):
         n = min(CHUNK, a.bytes - sent)
         b = os.urandom(n)
         h.update(b)
@@ -210,6 +210,7 @@ def main():
     p.add_argument("--sizes", default="40,200,1000,1400,1472,2000,4000,8000")
     p.add_argument("--timeout", type=float, default=20)
     p.add_argument("--progress")
+    p.add_argument("--until", help="tcp-client: send (at --rate, --bytes at most) until this file exists")
     a = p.parse_args()
     try:
         return {"tcp-server": tcp_server, "tcp-client": tcp_client,
