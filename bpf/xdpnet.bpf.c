@@ -26,6 +26,7 @@
 #include "xdpnet.h"
 #include "xdpnet_decide.h"
 #include "xdpnet_fdb.h"
+#include "xdpnet_dump.h"
 
 /* Not ours: let the next tc program, then the bridge, have it. */
 #define TC_ACT_UNSPEC (-1)
@@ -139,6 +140,7 @@ static __always_inline int xdp_stage(struct xdp_md *ctx, int probe_meta)
 	}
 	xdpnet_count(f.in_slot, XDPNET_C_XDP_REDIRECT, f.len);
 	xdpnet_count(f.out_slot, XDPNET_C_RX_REDIRECTED, f.len);
+	DUMP(ctx, 1, f.ifindex, f.len, XDPNET_C_XDP_REDIRECT, f.target);
 	return bpf_redirect_map(&tx_ports, f.out_slot, XDP_PASS);
 }
 
@@ -199,6 +201,7 @@ int xdpnet_tc(struct __sk_buff *skb)
 			 * takes the frame as untagged. */
 			in_port(&f, NULL);
 			xdpnet_count(f.in_slot, XDPNET_C_PASS_VLAN, f.len);
+			DUMP(skb, 0, f.ifindex, f.len, XDPNET_C_PASS_VLAN, 0);
 			return TC_ACT_UNSPEC;
 		}
 	}
@@ -206,17 +209,17 @@ int xdpnet_tc(struct __sk_buff *skb)
 		frame_l3(&f);
 
 	verdict = xdpnet_decide(&f, XDPNET_STAGE_TC);
+	if (verdict == XDPNET_C_TC_REDIRECT &&
+	    bpf_redirect(f.target, 0) != TC_ACT_REDIRECT)
+		verdict = XDPNET_C_DROP_REDIRECT_ERR;
+	xdpnet_count(f.in_slot, verdict, f.len);
 	if (verdict != XDPNET_C_TC_REDIRECT) {
-		xdpnet_count(f.in_slot, verdict, f.len);
+		DUMP(skb, 0, f.ifindex, f.len, verdict, 0);
 		return TC_ACT_UNSPEC;
 	}
-	if (bpf_redirect(f.target, 0) != TC_ACT_REDIRECT) {
-		xdpnet_count(f.in_slot, XDPNET_C_DROP_REDIRECT_ERR, f.len);
-		return TC_ACT_UNSPEC;
-	}
-	xdpnet_count(f.in_slot, XDPNET_C_TC_REDIRECT, f.len);
 	xdpnet_count(f.out_slot, XDPNET_C_RX_REDIRECTED, f.len);
 	lat_mark_tc(f.ifindex, f.target);
+	DUMP(skb, 0, f.ifindex, f.len, verdict, f.target);
 	return TC_ACT_REDIRECT;
 }
 

@@ -35,11 +35,6 @@
 #define XN_PERF_NOCLOCK 0
 #endif
 
-enum xdpnet_stage {
-	XDPNET_STAGE_XDP,
-	XDPNET_STAGE_TC,
-};
-
 /* The frame as an entry point sees it, and what the decision found. */
 struct xdpnet_frame {
 	void *ctx;  /* struct xdp_md or struct __sk_buff */

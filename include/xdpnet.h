@@ -339,4 +339,45 @@ struct xdpnet_lat_hist {
 	__u64 bucket[XDPNET_LAT_BUCKETS];
 };
 
+/*
+ * Frame dump (xdpnet dump): while a dump runs, both stages copy the frames
+ * they decide on into the "dump_rb" ring buffer, with the decision. The
+ * switch is "dump" (section .data.dump), read on every frame: off, each
+ * stage pays one load of a global.
+ */
+#define XDPNET_DUMP_RING (256 * 1024) /* bytes of ring, per bridge */
+#define XDPNET_DUMP_MAX 2048	      /* bytes of a frame copied, at most */
+
+/* The datapath's two stages. */
+enum xdpnet_stage {
+	XDPNET_STAGE_XDP,
+	XDPNET_STAGE_TC,
+};
+
+enum xdpnet_dump_path {
+	XDPNET_DUMP_XDP = 1 << 0,    /* redirected by the XDP stage */
+	XDPNET_DUMP_TC = 1 << 1,     /* redirected by the TC stage */
+	XDPNET_DUMP_BRIDGE = 1 << 2, /* handed to the bridge */
+};
+
+/* "dump" (one entry, a global): what to copy. */
+struct xdpnet_dump_ctl {
+	__u32 on;
+	__u32 ifindex; /* only frames from or to this port (0: all) */
+	__u32 paths;   /* enum xdpnet_dump_path mask (0: all) */
+	__u32 snaplen; /* bytes to copy (at most XDPNET_DUMP_MAX) */
+	__u64 lost;    /* records the full ring had no room for */
+};
+
+/* One record in dump_rb; caplen bytes of the frame follow. */
+struct xdpnet_dump_rec {
+	__u64 ts_ns;   /* bpf_ktime_get_ns() */
+	__u32 ifindex; /* the port it arrived on */
+	__u32 target;  /* redirected: the port it went to, else 0 */
+	__u32 len;     /* the frame's length */
+	__u16 caplen;  /* bytes copied */
+	__u8 stage;    /* enum xdpnet_stage of the decision */
+	__u8 verdict;  /* enum xdpnet_counter */
+};
+
 #endif /* XDPNET_H */

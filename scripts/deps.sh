@@ -7,7 +7,8 @@ set -eu
 
 PKGS="make gcc clang llvm pkg-config libbpf-dev libxdp-dev libnl-3-dev
 libnl-route-3-dev libmicrohttpd-dev bpftool libcmocka-dev iproute2 iputils-ping ethtool
-iptables nftables jq curl python3 iperf3 procps util-linux bc sockperf python3-matplotlib xdp-tools"
+iptables nftables jq curl python3 iperf3 procps util-linux bc sockperf python3-matplotlib xdp-tools
+tcpdump tshark"
 PROMTOOL=1
 [ $# -gt 0 ] && PKGS="$*" PROMTOOL=0
 

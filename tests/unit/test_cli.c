@@ -272,6 +272,56 @@ static void test_attach_follow_options(void **state)
 }
 
 /* The bridge operand points into argv, not at a copy. */
+/* dump: its options, and -s as its snaplen (--strict elsewhere). */
+static void test_dump_options(void **state)
+{
+	static const char *const ok1[] =
+		A("dump", "br0", "-s", "96", "-c", "5", "-w", "f.pcapng");
+	static const char *const ok2[] = A("-v", "dump", "br0", "--port",
+					   "vnet1", "--path", "xdp,bridge");
+	static const char *const ok3[] =
+		A("dump", "-w", "-", "br0", "--snaplen=64");
+	static const char *const bad[][MAX_ARGS + 1] = {
+		A("dump", "br0", "-s", "0"),
+		A("dump", "br0", "-s", "2049"),
+		A("dump", "br0", "-s"),
+		A("dump", "br0", "--path", "fast"),
+		A("dump", "br0", "--path", "xdp,"),
+		A("dump", "br0", "--port", "a/b"),
+		A("dump", "br0", "--json"),
+		A("dump"),
+		A("stats", "br0", "-w", "x"),
+	};
+	struct xn_opts o;
+	char err[128];
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(parse(ok1, &o, err, sizeof(err)), 0);
+	assert_int_equal(o.cmd, XN_CMD_DUMP);
+	assert_int_equal(o.snaplen, 96);
+	assert_int_equal(o.count, 5);
+	assert_string_equal(o.write, "f.pcapng");
+	assert_int_equal(o.strict, 0);
+	assert_true(o.interval == 0);
+	assert_int_equal(parse(ok2, &o, err, sizeof(err)), 0);
+	assert_string_equal(o.port, "vnet1");
+	assert_int_equal(o.paths, XDPNET_DUMP_XDP | XDPNET_DUMP_BRIDGE);
+	assert_int_equal(parse(ok3, &o, err, sizeof(err)), 0);
+	assert_string_equal(o.bridge, "br0");
+	assert_string_equal(o.write, "-");
+	assert_int_equal(o.snaplen, 64);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char what[256];
+
+		describe(bad[i], what, sizeof(what));
+		if (parse(bad[i], &o, err, sizeof(err)) != XN_EUSAGE)
+			fail_msg("[%s] accepted", what);
+		if (strchr(err, ERR_FILL))
+			fail_msg("[%s] no message", what);
+	}
+}
+
 static void test_bridge_points_into_argv(void **state)
 {
 	char a0[] = "xdpnet", a1[] = "status", a2[] = "br7";
@@ -543,6 +593,7 @@ int main(void)
 		cmocka_unit_test(test_valid),
 		cmocka_unit_test(test_attach_follow_options),
 		cmocka_unit_test(test_bridge_points_into_argv),
+		cmocka_unit_test(test_dump_options),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_error_small_buffer),
 		cmocka_unit_test(test_usage),

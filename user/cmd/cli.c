@@ -5,6 +5,7 @@
 #include <string.h>
 #include "xdpnet.h"
 #include "lib/exit.h"
+#include "lib/util.h"
 #include "core/paths.h"
 #include "cmd/cli.h"
 
@@ -23,6 +24,10 @@ enum {
 	O_NOFOLLOW = 1 << 10,
 	O_BYPASS = 1 << 11,
 	O_PAIRS = 1 << 12,
+	O_PORT = 1 << 13,
+	O_PATH = 1 << 14,
+	O_SNAPLEN = 1 << 15,
+	O_WRITE = 1 << 16,
 	O_OPERAND = 1 << 30, /* not an option: one more word after BRIDGE */
 };
 
@@ -56,9 +61,16 @@ static const struct cmd_def {
 	{ "exporter", XN_CMD_EXPORTER, 2, O_LISTEN | O_PAIRS,
 	  "[BRIDGE] [--listen ADDR:PORT] [-P]",
 	  "serve the counters to Prometheus (default 127.0.0.1:9435)" },
+	{ "dump", XN_CMD_DUMP, 1,
+	  O_COUNT | O_PORT | O_PATH | O_SNAPLEN | O_WRITE,
+	  "BRIDGE [--port P] [--path xdp|tc|bridge] [-c N] [-s LEN] [-w FILE]",
+	  "the frames the datapath decides on, as pcapng (tcpdump -r)" },
 	{ "help", XN_CMD_HELP, 0, 0, "", "this text" },
 	{ "version", XN_CMD_VERSION, 0, 0, "", "print the version" },
 };
+
+/* Options with no short form. */
+enum { OPT_LONG = 256, OPT_PORT = OPT_LONG, OPT_PATH };
 
 static const struct opt_def {
 	struct option lo;
@@ -89,7 +101,7 @@ static const struct opt_def {
 	  "stats: sample every SEC seconds and show rates" },
 	{ { "count", required_argument, NULL, 'c' },
 	  O_COUNT,
-	  "stats: stop after N intervals" },
+	  "stats: stop after N intervals; dump: after N frames" },
 	{ { "latency", no_argument, NULL, 'l' },
 	  O_LATENCY,
 	  "stats: forwarding-latency histograms per port pair and path" },
@@ -102,6 +114,19 @@ static const struct opt_def {
 	{ { "latency-pairs", no_argument, NULL, 'P' },
 	  O_PAIRS,
 	  "stats --prom, exporter: latency per port pair, not per port" },
+	{ { "port", required_argument, NULL, OPT_PORT },
+	  O_PORT,
+	  "dump: only frames from or to this port of BRIDGE" },
+	{ { "path", required_argument, NULL, OPT_PATH },
+	  O_PATH,
+	  "dump: only frames that took these paths (xdp,tc,bridge)" },
+	{ { "snaplen", required_argument, NULL, 'S' },
+	  O_SNAPLEN,
+	  "dump: bytes of each frame to keep, 1 to 2048 (default 2048; "
+	  "-s for dump)" },
+	{ { "write", required_argument, NULL, 'w' },
+	  O_WRITE,
+	  "dump: the pcapng file (- : standard output, the default)" },
 	{ { "listen", required_argument, NULL, 'L' },
 	  O_LISTEN,
 	  "exporter: ADDR:PORT or [ADDR6]:PORT to listen on" },
@@ -124,13 +149,90 @@ void xn_usage(FILE *f)
 			cmds[i].help);
 	fputs("\noptions:\n", f);
 	for (i = 0; i < N_OPTS; i++)
-		fprintf(f, "  -%c, --%-10s %s\n", opt_defs[i].lo.val,
-			opt_defs[i].lo.name, opt_defs[i].help);
+		if (opt_defs[i].lo.val < OPT_LONG)
+			fprintf(f, "  -%c, --%-13s %s\n", opt_defs[i].lo.val,
+				opt_defs[i].lo.name, opt_defs[i].help);
+		else
+			fprintf(f, "      --%-13s %s\n", opt_defs[i].lo.name,
+				opt_defs[i].help);
 	fputs("\nexit codes: 0 ok, 1 failed (rolled back), 2 usage, 3 no such "
 	      "bridge, 4 not permitted, 5 BPF not supported, 6 bpffs "
 	      "unavailable, 7 not attached, 8 busy (a follower runs, or the "
 	      "lock is held), 9 filters would be bypassed\n",
 	      f);
+}
+
+/* Is the command "dump"? The first word that is not an option, nor an
+ * option's value. (-s means --snaplen there, --strict elsewhere.) */
+static int cmd_is_dump(int argc, char **argv)
+{
+	static const char with_value[] = "micLSw";
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		unsigned int k;
+
+		if (a[0] != '-' || !a[1])
+			return !strcmp(a, "dump");
+		if (a[1] == '-') {
+			for (k = 0; k < N_OPTS; k++)
+				if (opt_defs[k].lo.has_arg ==
+					    required_argument &&
+				    !strcmp(a + 2, opt_defs[k].lo.name))
+					i++;
+			continue;
+		}
+		/* a cluster: the first value-taking letter takes the rest,
+		 * or the next word when it is last */
+		for (k = 1; a[k]; k++)
+			if (strchr(with_value, a[k])) {
+				if (!a[k + 1])
+					i++;
+				break;
+			}
+	}
+	return 0;
+}
+
+static int parse_snaplen(const char *arg, unsigned int *out)
+{
+	char *end;
+	long n = strtol(arg, &end, 10);
+
+	if (end == arg || *end || n < 1 || n > XDPNET_DUMP_MAX)
+		return -1;
+	*out = (unsigned int)n;
+	return 0;
+}
+
+/* "xdp,tc,bridge" into an enum xdpnet_dump_path mask (no empty word). */
+static int parse_paths(const char *arg, unsigned int *mask)
+{
+	static const struct {
+		const char *name;
+		unsigned int bit;
+	} paths[] = { { "xdp", XDPNET_DUMP_XDP },
+		      { "tc", XDPNET_DUMP_TC },
+		      { "bridge", XDPNET_DUMP_BRIDGE } };
+	const char *w = arg;
+	unsigned int k;
+
+	*mask = 0;
+	for (;;) {
+		size_t n = strcspn(w, ",");
+
+		for (k = 0; k < ARRAY_SIZE(paths); k++)
+			if (n == strlen(paths[k].name) &&
+			    !strncmp(w, paths[k].name, n))
+				break;
+		if (k == ARRAY_SIZE(paths))
+			return -1;
+		*mask |= paths[k].bit;
+		if (!w[n])
+			return 0;
+		w += n + 1;
+	}
 }
 
 static int fail(char *err, size_t len, const char *fmt, const char *arg)
@@ -153,8 +255,11 @@ int xn_parse_args(int argc, char **argv, struct xn_opts *o, char *err,
 		lopts[i] = opt_defs[i].lo;
 	optind = 0; /* 0, not 1: also resets getopt's internal state */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:m:jfsnBvhi:c:lrpPL:", lopts,
-				NULL)) != -1 ||
+	while ((c = getopt_long(argc, argv,
+				cmd_is_dump(argc, argv)
+					? "+:m:jfnBvhi:c:lrpPL:s:S:w:"
+					: "+:m:jfsnBvhi:c:lrpPL:S:w:",
+				lopts, NULL)) != -1 ||
 	       optind < argc) {
 		if (c == -1) {
 			/* A non-option: the command, then its operand. */
@@ -201,8 +306,48 @@ int xn_parse_args(int argc, char **argv, struct xn_opts *o, char *err,
 			o->follow = 1;
 			break;
 		case 's':
+			/* -s: --strict (since 0.1), but --snaplen for dump,
+			 * as in tcpdump */
+			if (cmd_is_dump(argc, argv)) {
+				given |= O_SNAPLEN;
+				if (parse_snaplen(optarg, &o->snaplen))
+					return fail(err, errlen,
+						    "-s must be 1 to 2048, not "
+						    "'%s'",
+						    optarg);
+				break;
+			}
 			given |= O_STRICT;
 			o->strict = 1;
+			break;
+		case OPT_PORT:
+			given |= O_PORT;
+			if (!xn_valid_ifname(optarg))
+				return fail(err, errlen,
+					    "--port: '%s' is not a valid "
+					    "interface name",
+					    optarg);
+			o->port = optarg;
+			break;
+		case OPT_PATH:
+			given |= O_PATH;
+			if (parse_paths(optarg, &o->paths))
+				return fail(err, errlen,
+					    "--path takes xdp, tc, bridge or a "
+					    "comma-separated list, not '%s'",
+					    optarg);
+			break;
+		case 'S':
+			given |= O_SNAPLEN;
+			if (parse_snaplen(optarg, &o->snaplen))
+				return fail(err, errlen,
+					    "--snaplen must be 1 to 2048, not "
+					    "'%s'",
+					    optarg);
+			break;
+		case 'w':
+			given |= O_WRITE;
+			o->write = optarg;
 			break;
 		case 'n':
 			given |= O_NOFOLLOW;
@@ -313,7 +458,7 @@ int xn_parse_args(int argc, char **argv, struct xn_opts *o, char *err,
 		return fail(err, errlen, "%s",
 			    "--latency-pairs shapes --prom's output; give "
 			    "--prom too");
-	if (o->count && !o->interval)
+	if (o->cmd == XN_CMD_STATS && o->count && !o->interval)
 		o->interval = 1;
 	return 0;
 }

@@ -18,6 +18,7 @@ enum xn_cmd {
 	XN_CMD_LATENCY,
 	XN_CMD_EXPORTER,
 	XN_CMD_FOLLOW,
+	XN_CMD_DUMP,
 };
 
 struct xn_opts {
@@ -38,7 +39,12 @@ struct xn_opts {
 	int prom;	    /* --prom: Prometheus text format */
 	int lat_pairs;	    /* --latency-pairs: latency per port pair */
 	const char *listen; /* exporter --listen ADDR:PORT; NULL: default */
-	const char *arg;    /* latency: "on" / "off"; NULL: show the state */
+	/* dump */
+	const char *port;     /* --port PORT */
+	unsigned int paths;   /* --path: enum xdpnet_dump_path mask (0: all) */
+	unsigned int snaplen; /* --snaplen (0: XDPNET_DUMP_MAX) */
+	const char *write;    /* --write FILE ("-" or NULL: stdout) */
+	const char *arg;      /* latency: "on" / "off"; NULL: show the state */
 };
 
 /* Returns 0, or XN_EUSAGE with a one-line message in err. */

@@ -80,8 +80,14 @@ static struct bpf_map *obj_map(struct bpf_object *obj, enum xn_map_id id)
 		const char *n = bpf_map__name(m);
 		size_t l = strlen(n);
 
-		if (id == XM_CFG ? (l >= 9 && !strcmp(n + l - 9, ".data.cfg"))
-				 : !strcmp(n, xn_map_pin(id)))
+		/* Globals: libbpf names them OBJ.SECTION, OBJ shortened. */
+		const char *sec = id == XM_CFG	  ? ".data.cfg"
+				  : id == XM_DUMP ? ".data.dump"
+						  : NULL;
+
+		if (sec ? (l >= strlen(sec) &&
+			   !strcmp(n + l - strlen(sec), sec))
+			: !strcmp(n, xn_map_pin(id)))
 			return m;
 	}
 	return NULL;
@@ -286,6 +292,9 @@ struct bpf_object *xn_xdp_object(const struct xn_state *s, const char *prog)
 	for (i = 0; i < XM_N && !err; i++) {
 		struct bpf_map *m = obj_map(obj, i);
 
+		/* A map an older build did not pin: this program's own. */
+		if (m && s->fd[i] < 0 && i >= XM_REQUIRED)
+			continue;
 		err = m && s->fd[i] >= 0 ? bpf_map__reuse_fd(m, s->fd[i])
 					 : -ENOENT;
 	}

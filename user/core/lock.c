@@ -114,3 +114,31 @@ int xn_follower_alive(const char *bridge, pid_t *pid)
 		*pid = read_pid(bridge);
 	return alive;
 }
+
+int xn_dump_lock(const char *bridge)
+{
+	int fd = open_run(bridge, XN_RUN_DUMP);
+
+	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB)) {
+		int err = errno == EWOULDBLOCK ? -EBUSY : -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+int xn_dump_alive(const char *bridge)
+{
+	char path[256];
+	int fd, alive;
+
+	if (xn_run_path(path, sizeof(path), bridge, XN_RUN_DUMP))
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	alive = flock(fd, LOCK_SH | LOCK_NB) && errno == EWOULDBLOCK;
+	close(fd);
+	return alive;
+}

@@ -23,4 +23,10 @@ int xn_follow_lock(const char *bridge, pid_t *pid);
 /* Is a follower running for bridge? 1 (and its pid), or 0. */
 int xn_follower_alive(const char *bridge, pid_t *pid);
 
+/* A dump's lock (/run/xdpnet/BRIDGE.dump): an fd, or -EBUSY (another dump
+ * runs) or another -errno. */
+int xn_dump_lock(const char *bridge);
+/* Does a dump run for bridge? */
+int xn_dump_alive(const char *bridge);
+
 #endif

@@ -147,7 +147,9 @@ int xn_state_open(struct xn_state *s, const char *bridge)
 		return XN_ENOTATTACHED;
 	for (i = 0; i < XM_N; i++) {
 		s->fd[i] = xn_pin_get(bridge, xn_map_pin(i));
-		if (s->fd[i] < 0) {
+		if (s->fd[i] < 0 && i >= XM_REQUIRED) {
+			s->fd[i] = -1;
+		} else if (s->fd[i] < 0) {
 			s->fd[i] = -1;
 			xn_state_close(s);
 			return XN_ENOTATTACHED;

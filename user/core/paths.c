@@ -66,13 +66,12 @@ int xn_run_path(char *buf, size_t len, const char *bridge,
 		enum xn_run_file file)
 {
 	static const char *const suffix[] = {
-		[XN_RUN_LOCK] = "lock",
-		[XN_RUN_FOLLOW] = "follow",
-		[XN_RUN_PID] = "pid",
-		[XN_RUN_LOG] = "log",
+		[XN_RUN_LOCK] = "lock", [XN_RUN_FOLLOW] = "follow",
+		[XN_RUN_PID] = "pid",	[XN_RUN_LOG] = "log",
+		[XN_RUN_DUMP] = "dump",
 	};
 
-	if (!xn_valid_ifname(bridge) || file > XN_RUN_LOG)
+	if (!xn_valid_ifname(bridge) || file > XN_RUN_DUMP)
 		return -1;
 	return fits(snprintf(buf, len, "%s/%s.%s", run_dir, bridge,
 			     suffix[file]),

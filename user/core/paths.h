@@ -46,6 +46,7 @@ enum xn_run_file {
 	XN_RUN_FOLLOW, /* BRIDGE.follow: the follower's lifetime lock */
 	XN_RUN_PID,    /* BRIDGE.pid: the follower's pid */
 	XN_RUN_LOG,    /* BRIDGE.log: the daemon follower's output */
+	XN_RUN_DUMP,   /* BRIDGE.dump: held by a running xdpnet dump */
 };
 int xn_run_path(char *buf, size_t len, const char *bridge,
 		enum xn_run_file file);

@@ -26,6 +26,7 @@ static const char *const map_pins[XM_N] = {
 	[XM_PORT_IDX] = "port_idx", [XM_VLANS] = "vlans",
 	[XM_TX] = "tx_ports",	    [XM_STATS] = "stats",
 	[XM_LAT_CTL] = "lat_ctl",   [XM_LAT_CPU] = "lat_cpu",
+	[XM_DUMP] = "dump",	    [XM_DUMP_RB] = "dump_rb",
 };
 
 const char *xn_map_pin(enum xn_map_id id)

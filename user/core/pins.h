@@ -26,8 +26,13 @@ enum xn_map_id {
 	XM_STATS,
 	XM_LAT_CTL,
 	XM_LAT_CPU,
+	/* Since 0.3: a state pinned by an older build has none (opened as
+	 * -1; the next attach adds them). */
+	XM_DUMP,    /* the dump's switch (.data.dump) */
+	XM_DUMP_RB, /* the dump's ring buffer */
 	XM_N,
 };
+#define XM_REQUIRED XM_DUMP /* maps before it are in every state */
 
 /* The pin name of a map ("fdb", "ports", ...). */
 const char *xn_map_pin(enum xn_map_id id);

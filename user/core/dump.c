@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The frame dump's core: see dump.h. */
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "lib/exit.h"
+#include "lib/log.h"
+#include "core/owner.h"
+#include "core/lock.h"
+#include "core/dump.h"
+
+struct reader {
+	xn_dump_cb cb;
+	void *arg;
+	__u64 since;	/* monotonic ns: older records are a dead dump's */
+	__s64 wall_off; /* realtime - monotonic, ns */
+	int done;
+};
+
+static __u64 clock_ns(clockid_t c)
+{
+	struct timespec t;
+
+	clock_gettime(c, &t);
+	return (__u64)t.tv_sec * 1000000000ULL + t.tv_nsec;
+}
+
+static int on_record(void *ctx, void *data, size_t len)
+{
+	const struct xdpnet_dump_rec *r = data;
+	struct reader *rd = ctx;
+
+	if (rd->done || len < sizeof(*r) || r->caplen > len - sizeof(*r) ||
+	    r->ts_ns < rd->since)
+		return 0;
+	if (rd->cb(r, r->ts_ns + rd->wall_off, r + 1, rd->arg))
+		rd->done = 1;
+	return 0;
+}
+
+static int ctl_set(int fd, const struct xn_dump_opts *o, int on, __u64 *lost)
+{
+	struct xdpnet_dump_ctl c;
+	__u32 zero = 0;
+
+	if (bpf_map_lookup_elem(fd, &zero, &c))
+		return -errno;
+	*lost = c.lost;
+	c.on = on;
+	if (o) {
+		c.ifindex = o->ifindex;
+		c.paths = o->paths;
+		c.snaplen = o->snaplen;
+	}
+	return bpf_map_update_elem(fd, &zero, &c, 0) ? -errno : 0;
+}
+
+static int open_state(const char *bridge, struct xn_state *s)
+{
+	int err = xn_state_open(s, bridge);
+
+	if (err == XN_ENOTATTACHED) {
+		xn_err("xdpnet is not attached to %s: its frames all take the "
+		       "bridge (tcpdump -i %s shows them)",
+		       bridge, bridge);
+		return err;
+	}
+	if (err)
+		return err;
+	if (s->fd[XM_DUMP] < 0 || s->fd[XM_DUMP_RB] < 0) {
+		xn_state_close(s);
+		xn_err("%s's datapath predates dump; 'xdpnet attach %s' "
+		       "upgrades it in place",
+		       bridge, bridge);
+		return XN_ERR;
+	}
+	return 0;
+}
+
+int xn_dump_ready(const char *bridge)
+{
+	struct xn_state s;
+	int err = open_state(bridge, &s);
+
+	if (!err)
+		xn_state_close(&s);
+	return err;
+}
+
+int xn_dump_run(const char *bridge, const struct xn_dump_opts *o, xn_dump_cb cb,
+		void *arg, __u64 *lost)
+{
+	struct reader rd = { .cb = cb, .arg = arg };
+	struct ring_buffer *rb = NULL;
+	__u64 lost0 = 0, lost1 = 0;
+	struct xn_state s;
+	int lk, err;
+
+	*lost = 0;
+	err = open_state(bridge, &s);
+	if (err)
+		return err;
+	lk = xn_dump_lock(bridge);
+	if (lk < 0) {
+		xn_state_close(&s);
+		xn_err(lk == -EBUSY ? "another xdpnet dump of %s runs; one at "
+				      "a time"
+				    : "cannot take the dump lock of %s",
+		       bridge);
+		return XN_EBUSY;
+	}
+	rb = ring_buffer__new(s.fd[XM_DUMP_RB], on_record, &rd, NULL);
+	if (!rb) {
+		err = -errno;
+		xn_err("cannot read %s's dump ring: %s", bridge,
+		       strerror(-err));
+		goto out;
+	}
+	rd.since = clock_ns(CLOCK_MONOTONIC);
+	rd.wall_off = (__s64)(clock_ns(CLOCK_REALTIME) - rd.since);
+	err = ctl_set(s.fd[XM_DUMP], o, 1, &lost0);
+	if (err) {
+		xn_err("cannot switch %s's dump on: %s", bridge,
+		       strerror(-err));
+		goto out;
+	}
+	while (!rd.done && !(o->stop && *o->stop)) {
+		err = ring_buffer__poll(rb, 100);
+		if (err < 0 && err != -EINTR) {
+			xn_err("reading %s's dump ring: %s", bridge,
+			       strerror(-err));
+			break;
+		}
+		err = 0;
+	}
+	ctl_set(s.fd[XM_DUMP], NULL, 0, &lost1);
+	/* What was in flight as it went off. */
+	if (!rd.done)
+		ring_buffer__consume(rb);
+	*lost = lost1 - lost0;
+out:
+	ring_buffer__free(rb);
+	xn_unlock(lk);
+	xn_state_close(&s);
+	return err ? XN_ERR : XN_OK;
+}
+
+void xn_dump_orphan_off(const char *bridge, int fd)
+{
+	struct xdpnet_dump_ctl c;
+	__u32 zero = 0;
+
+	if (fd < 0 || bpf_map_lookup_elem(fd, &zero, &c) || !c.on ||
+	    xn_dump_alive(bridge))
+		return;
+	c.on = 0;
+	if (!bpf_map_update_elem(fd, &zero, &c, 0))
+		xn_info("xdpnet: %s: a dump's reader died; its copy of frames "
+			"switched off",
+			bridge);
+}
