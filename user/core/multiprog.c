@@ -64,17 +64,13 @@ static int probe(void)
 	return err;
 }
 
-/*
- * Off unless XDPNET_XDP_DISPATCHER=1: an upgrade in place inside the
- * dispatcher (the new program in, then the old one out) reset TCP
- * connections between VMs on Debian's 6.1 and 6.12 (upgrade.sh, 2 of 2
- * transfers), not yet understood; direct links keep them.
- */
+/* On where the kernel runs it, unless XDPNET_XDP_DISPATCHER=0 (direct
+ * links, as before 0.3). */
 static int dispatcher_off(void)
 {
 	const char *e = getenv("XDPNET_XDP_DISPATCHER");
 
-	return !e || strcmp(e, "1");
+	return e && !strcmp(e, "0");
 }
 
 int xn_mp_available(const char **why)
@@ -87,11 +83,9 @@ int xn_mp_available(const char **why)
 		err = dispatcher_off() ? -ECANCELED : probe();
 		state = !err;
 		if (err == -ECANCELED)
-			snprintf(
-				text, sizeof(text),
-				"libxdp's dispatcher is off unless "
-				"XDPNET_XDP_DISPATCHER=1 (an upgrade inside it "
-				"reset TCP connections)");
+			snprintf(text, sizeof(text),
+				 "libxdp's dispatcher is off "
+				 "(XDPNET_XDP_DISPATCHER=0)");
 		else if (err)
 			snprintf(text, sizeof(text),
 				 "the kernel does not run libxdp's dispatcher: "
