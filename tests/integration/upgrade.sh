@@ -348,11 +348,15 @@ refuse_counters() {
 	local sid rc lines
 	sid=$(bpftool map show pinned "$PIN/stats" -j | jq .id)
 	snap "$WORK/before.json" || return 1
-	rm "$PIN/stats" && bpftool map create "$PIN/stats" type percpu_array key 4 value 8 entries 1024 name stats || return 1
+	# Swapped under the bridge's lock: a follower that looked in between
+	# would find no counters, take the bridge for detached, and stop.
+	flock "/run/xdpnet/$BR.lock" sh -c "rm '$PIN/stats' &&
+		bpftool map create '$PIN/stats' type percpu_array key 4 value 8 entries 1024 name stats" || return 1
 	xb "$B1" attach "$BR" >"$WORK/ref.out" 2>"$WORK/ref.err"
 	rc=$?
 	echo "exit $rc"; cat "$WORK/ref.out" "$WORK/ref.err"
-	rm "$PIN/stats" && bpftool map pin id "$sid" "$PIN/stats" || { echo "FAIL: cannot pin the counters back"; return 1; }
+	flock "/run/xdpnet/$BR.lock" sh -c "rm '$PIN/stats' && bpftool map pin id '$sid' '$PIN/stats'" ||
+		{ echo "FAIL: cannot pin the counters back"; return 1; }
 	lines=$(wc -l <"$WORK/ref.err")
 	[ "$rc" != 0 ] || { echo "FAIL: attach accepted counters it cannot carry over"; return 1; }
 	[ "$lines" = 1 ] || { echo "FAIL: $lines lines on stderr"; return 1; }
