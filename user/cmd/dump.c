@@ -12,12 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include "xdpnet.h"
 #include "lib/exit.h"
 #include "lib/log.h"
 #include "lib/nl.h"
+#include "lib/util.h"
 #include "core/system.h"
 #include "core/names.h"
 #include "core/dump.h"
@@ -120,7 +120,6 @@ int xn_dump(const struct xn_opts *o)
 	struct writer *w = calloc(1, sizeof(*w));
 	struct xn_link br, port, *ports = NULL;
 	int err, i, np = 0, to_stdout;
-	struct timespec now;
 	__u64 lost = 0;
 
 	if (!w)
@@ -170,11 +169,7 @@ int xn_dump(const struct xn_opts *o)
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, on_signal);
 	err = xn_dump_run(o->bridge, &d, on_frame, w, &lost);
-	clock_gettime(CLOCK_REALTIME, &now);
-	if (w->nifs &&
-	    xn_pcapng_stats(w->f, 0,
-			    (__u64)now.tv_sec * 1000000000ULL + now.tv_nsec,
-			    w->frames, lost))
+	if (w->nifs && xn_pcapng_stats(w->f, 0, xn_real_ns(), w->frames, lost))
 		w->failed = 1;
 	if ((fflush(w->f) || w->failed) && !err) {
 		xn_err("cannot write %s: %s",

@@ -3,12 +3,12 @@
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "lib/exit.h"
 #include "lib/log.h"
+#include "lib/util.h"
 #include "core/owner.h"
 #include "core/lock.h"
 #include "core/dump.h"
@@ -20,14 +20,6 @@ struct reader {
 	__s64 wall_off; /* realtime - monotonic, ns */
 	int done;
 };
-
-static __u64 clock_ns(clockid_t c)
-{
-	struct timespec t;
-
-	clock_gettime(c, &t);
-	return (__u64)t.tv_sec * 1000000000ULL + t.tv_nsec;
-}
 
 static int on_record(void *ctx, void *data, size_t len)
 {
@@ -120,8 +112,8 @@ int xn_dump_run(const char *bridge, const struct xn_dump_opts *o, xn_dump_cb cb,
 		       strerror(-err));
 		goto out;
 	}
-	rd.since = clock_ns(CLOCK_MONOTONIC);
-	rd.wall_off = (__s64)(clock_ns(CLOCK_REALTIME) - rd.since);
+	rd.since = xn_mono_ns();
+	rd.wall_off = (__s64)(xn_real_ns() - rd.since);
 	err = ctl_set(s.fd[XM_DUMP], o, 1, &lost0);
 	if (err) {
 		xn_err("cannot switch %s's dump on: %s", bridge,

@@ -97,21 +97,27 @@ int xn_follow_lock(const char *bridge, pid_t *pid)
 	return fd;
 }
 
-int xn_follower_alive(const char *bridge, pid_t *pid)
+/* Does some process hold BRIDGE.file locked? */
+static int run_file_held(const char *bridge, enum xn_run_file file)
 {
 	char path[256];
-	int fd, alive;
+	int fd, held;
 
-	*pid = 0;
-	if (xn_run_path(path, sizeof(path), bridge, XN_RUN_FOLLOW))
+	if (xn_run_path(path, sizeof(path), bridge, file))
 		return 0;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
-	alive = flock(fd, LOCK_SH | LOCK_NB) && errno == EWOULDBLOCK;
+	held = flock(fd, LOCK_SH | LOCK_NB) && errno == EWOULDBLOCK;
 	close(fd);
-	if (alive)
-		*pid = read_pid(bridge);
+	return held;
+}
+
+int xn_follower_alive(const char *bridge, pid_t *pid)
+{
+	int alive = run_file_held(bridge, XN_RUN_FOLLOW);
+
+	*pid = alive ? read_pid(bridge) : 0;
 	return alive;
 }
 
@@ -130,15 +136,5 @@ int xn_dump_lock(const char *bridge)
 
 int xn_dump_alive(const char *bridge)
 {
-	char path[256];
-	int fd, alive;
-
-	if (xn_run_path(path, sizeof(path), bridge, XN_RUN_DUMP))
-		return 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	alive = flock(fd, LOCK_SH | LOCK_NB) && errno == EWOULDBLOCK;
-	close(fd);
-	return alive;
+	return run_file_held(bridge, XN_RUN_DUMP);
 }

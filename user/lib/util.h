@@ -16,6 +16,7 @@ __u64 xn_fnv1a(__u64 h, const void *p, size_t n);
 /* CLOCK_MONOTONIC now, in seconds and in nanoseconds. */
 double xn_mono_s(void);
 __u64 xn_mono_ns(void);
+__u64 xn_real_ns(void); /* CLOCK_REALTIME, ns since the epoch */
 
 /* "aa:bb:cc:dd:ee:ff" (buf holds 18 bytes). */
 void xn_format_mac(const __u8 *mac, char buf[18]);
