@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
-# xdpnet dump, end to end (root; issue 15 part 1). A bridge xndbr0 in
-# namespace xnd-sw with two veth stand-ins (xnd-v1/2, ports xndv1/2: the TC
-# stage) and two tap stand-ins behind vnet_relay (xnd-t1/2, ports xndt1/2:
+# xdpnet dump, end to end (root; issue 15 part 1). A bridge xnzbr0 in
+# namespace xnz-sw with two veth stand-ins (xnz-v1/2, ports xnzv1/2: the TC
+# stage) and two tap stand-ins behind vnet_relay (xnz-t1/2, ports xnzt1/2:
 # the XDP stage), attached in xdp mode. Checks:
 #   - refusals, one line and the README's exit code each: a missing bridge,
 #     a bridge not attached, a port not on the bridge, a bad --path or
@@ -24,19 +24,19 @@
 #
 # --cost [--rounds N]: the benchmark of what the dump costs the TC stage
 # instead (no checks): per-frame program time (kernel.bpf_stats_enabled)
-# of 20,000 frames xndv1 -> xndv2, interleaved rounds of three builds in
+# of 20,000 frames xnzv1 -> xnzv2, interleaved rounds of three builds in
 # place: without the dump at all (build/nodump, BPF_EXTRA=-DXDPNET_NO_DUMP),
 # with the dump off, with a dump running (to /dev/null); medians and
 # ratios.
 set -u
 . "$(dirname "$0")/lib.sh"
 
-SW=xnd-sw
-BR=xndbr0
+SW=xnz-sw
+BR=xnzbr0
 # shellcheck disable=SC2034 # lib.sh's: stand-ins' prefix, our pins
-XNP=xnd PIN=$PIN_ROOT/$BR
+XNP=xnz PIN=$PIN_ROOT/$BR
 # shellcheck disable=SC2034 # take_lock's (lib.sh)
-LOCK=/run/lock/xnd-dump.pid
+LOCK=/run/lock/xnz-dump.pid
 N=20
 COST=0
 ROUNDS=7
@@ -62,7 +62,7 @@ d_up() {
 	# frames (tests/integration/stats.sh does the same).
 	for i in 1 2; do relay_start "$i" --no-csum || return 1; done
 	# shellcheck disable=SC2034 # wait_ports_up's (lib.sh)
-	PORTS=(xndv1 xndv2 xndt1 xndt2)
+	PORTS=(xnzv1 xnzv2 xnzt1 xnzt2)
 	wait_ports_up
 }
 
@@ -180,22 +180,22 @@ path_check() {
 
 ctr() { xn status "$BR" --json | jq --arg p "$1" --arg c "$2" '.bridges[0].ports[] | select(.name == $p) | .counters[$c].packets'; }
 
-tc_path() { path_check tc xndv1 xndv2 xnd-v1 xnd-v2 10.99.1.2 tc tc; }
-xdp_path() { path_check xdp xndt1 xndt2 xnd-t1 xnd-t2 10.99.2.2 xdp xdp; }
+tc_path() { path_check tc xnzv1 xnzv2 xnz-v1 xnz-v2 10.99.1.2 tc tc; }
+xdp_path() { path_check xdp xnzt1 xnzt2 xnz-t1 xnz-t2 10.99.2.2 xdp xdp; }
 
 bridge_path() {
 	local f=$WORK/bridge.pcapng
-	dump_start "$f" --path bridge --port xndv2 -c 1 -s 20 || return 1
-	# a broadcast ARP from xnd-v2 for an address nobody has
-	ip netns exec xnd-v2 ping -c 1 -W 1 10.99.1.77 >/dev/null
+	dump_start "$f" --path bridge --port xnzv2 -c 1 -s 20 || return 1
+	# a broadcast ARP from xnz-v2 for an address nobody has
+	ip netns exec xnz-v2 ping -c 1 -W 1 10.99.1.77 >/dev/null
 	wait_until 10 sh -c "! kill -0 $DUMP_PID 2>/dev/null" || { kill -INT "$DUMP_PID"; dump_wait "$f"; return 1; }
 	dump_wait "$f" || return 1
 	tshark -r "$f" -T fields -e frame.interface_name -e frame.cap_len -e frame.len -e frame.comment 2>/dev/null | tee "$WORK/bridge.txt"
 	expect_eq "frames (-c 1)" "$(grep -c . "$WORK/bridge.txt")" 1 || return 1
 	read -r ifn cap len rest <"$WORK/bridge.txt"
-	expect_eq "interface" "$ifn" xndv2 && expect_eq "caplen (-s 20)" "$cap" 20 &&
+	expect_eq "interface" "$ifn" xnzv2 && expect_eq "caplen (-s 20)" "$cap" 20 &&
 		expect_eq "length" "$len" 42 && [ "$rest" = "xdpnet path=bridge verdict=pass_mcast stage=tc" ] &&
-		# --port xndv2: one interface in the file
+		# --port xnzv2: one interface in the file
 		expect_eq "interfaces" "$(tshark -r "$f" -T fields -e frame.interface_id 2>/dev/null | sort -u)" 0
 }
 
@@ -213,7 +213,7 @@ full_ring() {
 	local f=$WORK/full.pcapng lost
 	dump_start "$f" --path tc || return 1
 	kill -STOP "$DUMP_PID"
-	ip netns exec xnd-v1 ping -q -f -c 5000 -W 2 10.99.1.2 >"$WORK/flood" 2>&1
+	ip netns exec xnz-v1 ping -q -f -c 5000 -W 2 10.99.1.2 >"$WORK/flood" 2>&1
 	kill -CONT "$DUMP_PID"
 	kill -INT "$DUMP_PID"
 	dump_wait "$f" >"$WORK/full.err" || return 1
@@ -241,16 +241,16 @@ killed_dump() {
 # tc_runs: "calls ns" of the TC program the ports run now.
 tc_runs() {
 	local id
-	id=$(xn status "$BR" --json | jq '.bridges[0].ports[] | select(.name == "xndv1") | .tc_prog_id')
+	id=$(xn status "$BR" --json | jq '.bridges[0].ports[] | select(.name == "xnzv1") | .tc_prog_id')
 	bpftool prog show id "$id" -j | jq -r '"\(.run_cnt // 0) \(.run_time_ns // 0)"'
 }
 
 # cost_round: ns per frame of the TC program over 20,000 frames.
 cost_round() {
 	local c0 t0 c1 t1
-	ip netns exec xnd-v1 ping -c 1 -W 1 10.99.1.2 >/dev/null
+	ip netns exec xnz-v1 ping -c 1 -W 1 10.99.1.2 >/dev/null
 	read -r c0 t0 < <(tc_runs)
-	ip netns exec xnd-v1 ping -q -f -c 20000 -W 1 10.99.1.2 >/dev/null
+	ip netns exec xnz-v1 ping -q -f -c 20000 -W 1 10.99.1.2 >/dev/null
 	read -r c1 t1 < <(tc_runs)
 	echo $(((t1 - t0) / ((c1 - c0) > 0 ? (c1 - c0) : 1)))
 }
