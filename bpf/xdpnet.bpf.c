@@ -81,10 +81,32 @@ static __always_inline void frame_l3(struct xdpnet_frame *f)
 	f->proto = bpf_ntohs(eth->h_proto);
 }
 
+/* A trace run's end: what the stage decided, and on what. */
+static __always_inline void trace_end(struct xdpnet_trace_rec *t,
+				      const struct xdpnet_frame *f,
+				      enum xdpnet_stage stage, __u32 verdict)
+{
+	t->stage = stage;
+	t->verdict = verdict;
+	t->in_slot = f->in_slot;
+	if (verdict == XDPNET_C_XDP_REDIRECT ||
+	    verdict == XDPNET_C_TC_REDIRECT) {
+		t->target = f->target;
+		t->out_slot = f->out_slot;
+	}
+	t->len = f->len;
+	t->tagged = f->tagged;
+	if (f->tagged)
+		t->vid = f->vid;
+	t->skb_backed = f->skb_backed;
+}
+
 /* The XDP stage. probe_meta: tell generic from native XDP by the room
  * for metadata (below); without it, frames count as generic (partial
- * checksums go to the TC stage, never completed here). */
-static __always_inline int xdp_stage(struct xdp_md *ctx, int probe_meta)
+ * checksums go to the TC stage, never completed here). t: a trace run
+ * (xdpnet_trace.h), NULL for real frames. */
+static __always_inline int xdp_stage(struct xdp_md *ctx, int probe_meta,
+				     struct xdpnet_trace_rec *t)
 {
 	struct xdpnet_frame f = {
 		.ctx = ctx,
@@ -92,7 +114,8 @@ static __always_inline int xdp_stage(struct xdp_md *ctx, int probe_meta)
 	};
 	__u32 verdict;
 
-	lat_mark_xdp(f.ifindex);
+	if (!t)
+		lat_mark_xdp(f.ifindex);
 	/*
 	 * tun's native path (tun_build_skb, tun_xdp_one) runs XDP on a buffer
 	 * without room for metadata on older kernels; generic XDP, which runs
@@ -118,11 +141,24 @@ static __always_inline int xdp_stage(struct xdp_md *ctx, int probe_meta)
 			 * a bridge that filters VLANs (an 802.1Q tag is
 			 * untagged for an 802.1ad bridge, and the reverse):
 			 * leave it to the TC stage. */
-			if ((void *)(vh + 1) > f.data_end ||
-			    (xdpnet_cfg.vlan_filtering &&
-			     f.proto !=
-				     XDPNET_VF_TPID(xdpnet_cfg.vlan_filtering)))
+			if ((void *)(vh + 1) > f.data_end) {
+				if (t) {
+					XN_AT(t, XDPNET_CK_FRAME);
+					trace_end(t, &f, XDPNET_STAGE_XDP,
+						  XDPNET_C_PASS_MALFORMED);
+				}
 				return XDP_PASS;
+			}
+			if (xdpnet_cfg.vlan_filtering &&
+			    f.proto !=
+				    XDPNET_VF_TPID(xdpnet_cfg.vlan_filtering)) {
+				if (t) {
+					XN_AT(t, XDPNET_CK_TAG_PROTO);
+					trace_end(t, &f, XDPNET_STAGE_XDP,
+						  XDPNET_C_PASS_VLAN);
+				}
+				return XDP_PASS;
+			}
 			f.tagged = 1;
 			f.vid = bpf_ntohs(vh->h_vlan_TCI) & VLAN_VID_MASK;
 			f.proto = bpf_ntohs(vh->h_vlan_encapsulated_proto);
@@ -130,7 +166,12 @@ static __always_inline int xdp_stage(struct xdp_md *ctx, int probe_meta)
 		}
 	}
 
-	verdict = xdpnet_decide(&f, XDPNET_STAGE_XDP);
+	verdict = xdpnet_decide(&f, XDPNET_STAGE_XDP, t);
+	if (t) {
+		trace_end(t, &f, XDPNET_STAGE_XDP, verdict);
+		return verdict == XDPNET_C_XDP_REDIRECT ? XDP_REDIRECT
+							: XDP_PASS;
+	}
 	if (verdict != XDPNET_C_XDP_REDIRECT) {
 		/* Counted here only when the XDP stage's reason is its own;
 		 * the TC stage counts the final verdict. */
@@ -155,7 +196,7 @@ struct {
 SEC("xdp")
 int xdpnet_xdp(struct xdp_md *ctx)
 {
-	return xdp_stage(ctx, 1);
+	return xdp_stage(ctx, 1, NULL);
 }
 
 /*
@@ -173,11 +214,35 @@ struct {
 SEC("xdp")
 int xdpnet_xdp_mp(struct xdp_md *ctx)
 {
-	return xdp_stage(ctx, 0);
+	return xdp_stage(ctx, 0, NULL);
 }
 
-SEC("tc")
-int xdpnet_tc(struct __sk_buff *skb)
+/* A tag of the other protocol (802.1ad on a bridge that filters 802.1Q,
+ * or the reverse): the bridge takes the frame as untagged. */
+static __always_inline int tc_other_tpid(__u16 tpid)
+{
+	return xdpnet_cfg.vlan_filtering &&
+	       tpid != bpf_htons(XDPNET_VF_TPID(xdpnet_cfg.vlan_filtering));
+}
+
+static __always_inline int tc_pass_vlan(struct __sk_buff *skb,
+					struct xdpnet_frame *f,
+					struct xdpnet_trace_rec *t)
+{
+	in_port(f, NULL, t);
+	if (t) {
+		XN_AT(t, XDPNET_CK_TAG_PROTO);
+		trace_end(t, f, XDPNET_STAGE_TC, XDPNET_C_PASS_VLAN);
+		return TC_ACT_UNSPEC;
+	}
+	xdpnet_count(f->in_slot, XDPNET_C_PASS_VLAN, f->len);
+	DUMP(skb, 0, f->ifindex, f->len, XDPNET_C_PASS_VLAN, 0);
+	return TC_ACT_UNSPEC;
+}
+
+/* The TC stage; t as for xdp_stage(). */
+static __always_inline int tc_stage(struct __sk_buff *skb,
+				    struct xdpnet_trace_rec *t)
 {
 	struct xdpnet_frame f = {
 		.ctx = skb,
@@ -189,26 +254,37 @@ int xdpnet_tc(struct __sk_buff *skb)
 	};
 	__u32 verdict;
 
-	/* The stack has already moved an outer VLAN tag into skb metadata. */
+	/* The stack has already moved an outer VLAN tag into skb metadata.
+	 * BPF_PROG_TEST_RUN does not: a trace run takes the tag out of the
+	 * frame's length as the stack would out of the frame. */
 	if (skb->vlan_present) {
 		f.tagged = 1;
 		f.vid = skb->vlan_tci & VLAN_VID_MASK;
-		if (xdpnet_cfg.vlan_filtering &&
-		    skb->vlan_proto != bpf_htons(XDPNET_VF_TPID(
-					       xdpnet_cfg.vlan_filtering))) {
-			/* A tag of the other protocol (802.1ad on a bridge
-			 * that filters 802.1Q, or the reverse): the bridge
-			 * takes the frame as untagged. */
-			in_port(&f, NULL);
-			xdpnet_count(f.in_slot, XDPNET_C_PASS_VLAN, f.len);
-			DUMP(skb, 0, f.ifindex, f.len, XDPNET_C_PASS_VLAN, 0);
-			return TC_ACT_UNSPEC;
+		if (tc_other_tpid(skb->vlan_proto))
+			return tc_pass_vlan(skb, &f, t);
+	} else if (t) {
+		struct ethhdr *eth = f.data;
+		struct vlan_hdr *vh = (void *)(eth + 1);
+
+		if ((void *)(vh + 1) <= f.data_end &&
+		    (eth->h_proto == bpf_htons(ETH_P_8021Q) ||
+		     eth->h_proto == bpf_htons(ETH_P_8021AD))) {
+			f.tagged = 1;
+			f.vid = bpf_ntohs(vh->h_vlan_TCI) & VLAN_VID_MASK;
+			f.len -= sizeof(*vh);
+			if (tc_other_tpid(eth->h_proto))
+				return tc_pass_vlan(skb, &f, t);
 		}
 	}
 	if (f.data + sizeof(struct ethhdr) <= f.data_end)
 		frame_l3(&f);
 
-	verdict = xdpnet_decide(&f, XDPNET_STAGE_TC);
+	verdict = xdpnet_decide(&f, XDPNET_STAGE_TC, t);
+	if (t) {
+		trace_end(t, &f, XDPNET_STAGE_TC, verdict);
+		return verdict == XDPNET_C_TC_REDIRECT ? TC_ACT_REDIRECT
+						       : TC_ACT_UNSPEC;
+	}
 	if (verdict == XDPNET_C_TC_REDIRECT &&
 	    bpf_redirect(f.target, 0) != TC_ACT_REDIRECT)
 		verdict = XDPNET_C_DROP_REDIRECT_ERR;
@@ -221,6 +297,38 @@ int xdpnet_tc(struct __sk_buff *skb)
 	lat_mark_tc(f.ifindex, f.target);
 	DUMP(skb, 0, f.ifindex, f.len, verdict, f.target);
 	return TC_ACT_REDIRECT;
+}
+
+SEC("tc")
+int xdpnet_tc(struct __sk_buff *skb)
+{
+	return tc_stage(skb, NULL);
+}
+
+/* The trace variants (xdpnet trace; user/core/trace.c loads them on
+ * demand, never at attach): the same stages, no side effects. */
+SEC("tc")
+int xdpnet_trace_tc(struct __sk_buff *skb)
+{
+	struct xdpnet_trace_rec *t = trace_rec();
+
+	return t ? tc_stage(skb, t) : TC_ACT_UNSPEC;
+}
+
+SEC("xdp")
+int xdpnet_trace_xdp(struct xdp_md *ctx)
+{
+	struct xdpnet_trace_rec *t = trace_rec();
+
+	return t ? xdp_stage(ctx, 1, t) : XDP_PASS;
+}
+
+SEC("xdp")
+int xdpnet_trace_xdp_mp(struct xdp_md *ctx)
+{
+	struct xdpnet_trace_rec *t = trace_rec();
+
+	return t ? xdp_stage(ctx, 0, t) : XDP_PASS;
 }
 
 /*

@@ -21,6 +21,7 @@
 #include "xdpnet_maps.h"
 #include "xdpnet_live.h"
 #include "xdpnet_csum.h"
+#include "xdpnet_trace.h"
 
 /* The bridge accepts frames up to MTU + Ethernet header + one VLAN tag
  * (is_skb_forwardable()), but with br_netfilter on it drops an IP packet
@@ -80,9 +81,10 @@ static __always_inline __u32 xdpnet_xdp_safe(struct xdpnet_frame *f,
 }
 
 /* The ingress port's entry: the slot the source's FDB entry carries when
- * it is right (no hash lookup), else by ifindex. */
-static __always_inline struct xdpnet_port *in_port(struct xdpnet_frame *f,
-						   struct xdpnet_fdb_val *src)
+ * it is right (no hash lookup), else by ifindex. A trace mends no hint. */
+static __always_inline struct xdpnet_port *
+in_port(struct xdpnet_frame *f, struct xdpnet_fdb_val *src,
+	const struct xdpnet_trace_rec *t)
 {
 	struct xdpnet_port *p;
 	__u32 slot;
@@ -99,16 +101,18 @@ static __always_inline struct xdpnet_port *in_port(struct xdpnet_frame *f,
 	if (!p)
 		return NULL;
 	f->in_slot = slot;
-	if (src && src->ifindex == f->ifindex) {
+	if (src && src->ifindex == f->ifindex && !t) {
 		src->slot = slot; /* a stale hint: mend it */
 		src->gen = xdpnet_cfg.port_gen;
 	}
 	return p;
 }
 
-/* The egress port of an FDB entry, or NULL when it is not carried. */
-static __always_inline struct xdpnet_port *out_port(struct xdpnet_fdb_val *dst,
-						    __u32 *slot)
+/* The egress port of an FDB entry, or NULL when it is not carried. A
+ * trace resolves a stale hint in a copy. */
+static __always_inline struct xdpnet_port *
+out_port(struct xdpnet_fdb_val *dst, __u32 *slot,
+	 const struct xdpnet_trace_rec *t)
 {
 	struct xdpnet_port *p;
 	__u32 s = dst->slot;
@@ -121,8 +125,15 @@ static __always_inline struct xdpnet_port *out_port(struct xdpnet_fdb_val *dst,
 	/* Not carried when last looked at, and no port has changed since. */
 	if (!s && dst->gen == xdpnet_cfg.port_gen)
 		return NULL;
-	fdb_resolve(dst);
-	s = dst->slot;
+	if (t) {
+		struct xdpnet_fdb_val v = *dst;
+
+		fdb_resolve(&v);
+		s = v.slot;
+	} else {
+		fdb_resolve(dst);
+		s = dst->slot;
+	}
 	p = bpf_map_lookup_elem(&ports, &s);
 	if (!p || !s)
 		return NULL;
@@ -147,7 +158,7 @@ fdb_find(const __u8 *mac, __u16 vid, int with_static)
  * would learn nothing from this frame. Returns 0, or the PASS_* reason. */
 static __always_inline __u32 src_ok(struct xdpnet_frame *f,
 				    struct xdpnet_fdb_val *src, __u8 *src_mac,
-				    __u16 vid)
+				    __u16 vid, struct xdpnet_trace_rec *t)
 {
 	if (src && src->ifindex == f->ifindex &&
 	    !(src->flags & XDPNET_FDB_LOCKED))
@@ -158,6 +169,10 @@ static __always_inline __u32 src_ok(struct xdpnet_frame *f,
 
 		mac_copy(key.mac, src_mac);
 		src = bpf_map_lookup_elem(&fdb_static, &key);
+	}
+	if (t && src) {
+		t->src_ifindex = src->ifindex;
+		t->src_flags = src->flags;
 	}
 	if (src && src->ifindex == f->ifindex &&
 	    !(src->flags & (XDPNET_FDB_LOCAL | XDPNET_FDB_LOCKED)))
@@ -174,7 +189,8 @@ static __always_inline __u32 src_ok(struct xdpnet_frame *f,
  * TC stage). f->in_slot is set whenever the ingress port is carried.
  */
 static __always_inline __u32 xdpnet_decide(struct xdpnet_frame *f,
-					   const enum xdpnet_stage stage)
+					   const enum xdpnet_stage stage,
+					   struct xdpnet_trace_rec *t)
 {
 	struct xdpnet_fdb_val *src = NULL, *dst;
 	struct xdpnet_port *in, *out;
@@ -184,8 +200,9 @@ static __always_inline __u32 xdpnet_decide(struct xdpnet_frame *f,
 	__u32 refresh_j = xdpnet_cfg.refresh_j;
 	__u16 vid = 0;
 
+	XN_AT(t, XDPNET_CK_FRAME);
 	if (f->data + sizeof(*eth) > f->data_end) {
-		in_port(f, NULL);
+		in_port(f, NULL, t);
 		return XDPNET_C_PASS_MALFORMED;
 	}
 #ifdef XDPNET_TEST_VARIANT
@@ -198,15 +215,19 @@ static __always_inline __u32 xdpnet_decide(struct xdpnet_frame *f,
 	 * the source's entry tells the ingress slot. */
 	if (!vlan_filtering)
 		src = fdb_find(eth->h_source, 0, 0);
-	in = in_port(f, src);
+	XN_AT(t, XDPNET_CK_IN_PORT);
+	in = in_port(f, src, t);
 	if (!in)
 		return XDPNET_C_PASS_NOT_ATTACHED;
 	in_flags = in->flags;
 #if XDPNET_HAVE_LIVE
 	{
-		int r = stage == XDPNET_STAGE_TC
-				? live_port_skb(f->ctx, &in_flags, &refresh_j)
-				: live_port_xdp(f->ctx, &in_flags, &refresh_j);
+		int r;
+
+		XN_AT(t, XDPNET_CK_IN_LIVE);
+		r = stage == XDPNET_STAGE_TC
+			    ? live_port_skb(f->ctx, &in_flags, &refresh_j, !!t)
+			    : live_port_xdp(f->ctx, &in_flags, &refresh_j, !!t);
 
 		if (r == XDPNET_LIVE_GONE)
 			return XDPNET_C_PASS_STATE;
@@ -216,12 +237,17 @@ static __always_inline __u32 xdpnet_decide(struct xdpnet_frame *f,
 		in_flags &= in->flags | ~XDPNET_PORT_FWD;
 	}
 #endif
+	XN_NOTE(t, in_flags, in_flags);
+	XN_AT(t, XDPNET_CK_BYPASS);
 	if (!xdpnet_cfg.bypass)
 		return XDPNET_C_PASS_HUB;
+	XN_AT(t, XDPNET_CK_UNICAST);
 	if (mac_is_multicast(eth->h_dest))
 		return XDPNET_C_PASS_MCAST;
+	XN_AT(t, XDPNET_CK_IN_FWD);
 	if (!(in_flags & XDPNET_PORT_FWD))
 		return XDPNET_C_PASS_STATE;
+	XN_AT(t, XDPNET_CK_IN_UNLOCKED);
 	if (in_flags & XDPNET_PORT_LOCKED)
 		return XDPNET_C_PASS_ISOLATED;
 
@@ -229,7 +255,9 @@ static __always_inline __u32 xdpnet_decide(struct xdpnet_frame *f,
 		struct xdpnet_vlan_key vk = { .ifindex = f->ifindex };
 		struct xdpnet_vlan_val *iv;
 
+		XN_AT(t, XDPNET_CK_IN_VLAN);
 		vid = f->tagged ? f->vid : in->pvid;
+		XN_NOTE(t, vid, vid);
 		vk.vid = vid;
 		iv = vid ? bpf_map_lookup_elem(&vlans, &vk) : NULL;
 		if (!iv)
@@ -249,38 +277,58 @@ static __always_inline __u32 xdpnet_decide(struct xdpnet_frame *f,
 	/* The bridge drops a frame from a group or zero source, learning
 	 * or not; a static group entry ('bridge fdb add 01:..') would
 	 * otherwise vouch for one. */
+	XN_AT(t, XDPNET_CK_SRC_VALID);
 	if (mac_is_bad_source(eth->h_source))
 		return XDPNET_C_PASS_SRC;
+	if (t && src) {
+		t->src_ifindex = src->ifindex;
+		t->src_flags = src->flags;
+	}
 	if (in_flags & XDPNET_PORT_LEARNING) {
-		why = src_ok(f, src, eth->h_source, vid);
+		XN_AT(t, XDPNET_CK_SRC_KNOWN);
+		why = src_ok(f, src, eth->h_source, vid, t);
 		if (why)
 			return why;
 		if (src && src->ifindex == f->ifindex && !XN_PERF_NOCLOCK) {
 			/* jiffies: the cheapest clock there is. */
 			now = bpf_jiffies64();
+			XN_AT(t, XDPNET_CK_KEEPALIVE);
+			XN_NOTE(t, src_age_j, now - src->bridge_j);
+			XN_NOTE(t, refresh_j, refresh_j);
 			if ((__s32)(now - src->bridge_j) > (__s32)refresh_j) {
 				if (stage == XDPNET_STAGE_XDP)
 					return XDPNET_C_XDP_DEFER_REFRESH;
-				src->bridge_j = now;
+				if (!t)
+					src->bridge_j = now;
 				return XDPNET_C_PASS_REFRESH;
 			}
 		}
 	}
 
+	XN_AT(t, XDPNET_CK_DST_KNOWN);
 	dst = fdb_find(eth->h_dest, vid, 1);
 	if (!dst)
 		return XDPNET_C_PASS_UNKNOWN;
+	XN_NOTE(t, dst_ifindex, dst->ifindex);
+	XN_NOTE(t, dst_flags, dst->flags);
+	XN_AT(t, XDPNET_CK_DST_REMOTE);
 	if (dst->flags & XDPNET_FDB_LOCAL)
 		return XDPNET_C_PASS_LOCAL;
+	XN_AT(t, XDPNET_CK_DST_UNLOCKED);
 	if (dst->flags & XDPNET_FDB_LOCKED)
 		return XDPNET_C_PASS_ISOLATED;
+	XN_AT(t, XDPNET_CK_NOT_HAIRPIN);
 	if (dst->ifindex == f->ifindex)
 		return XDPNET_C_PASS_HAIRPIN;
-	out = out_port(dst, &slot);
+	XN_AT(t, XDPNET_CK_OUT_PORT);
+	out = out_port(dst, &slot, t);
 	if (!out)
 		return XDPNET_C_PASS_NOT_ATTACHED;
+	XN_NOTE(t, out_slot, slot);
+	XN_AT(t, XDPNET_CK_OUT_FWD);
 	if (!(out->flags & XDPNET_PORT_FWD))
 		return XDPNET_C_PASS_STATE;
+	XN_AT(t, XDPNET_CK_ISOLATION);
 	if ((out->flags & XDPNET_PORT_LOCKED) ||
 	    (in_flags & out->flags & XDPNET_PORT_ISOLATED))
 		return XDPNET_C_PASS_ISOLATED;
@@ -288,8 +336,10 @@ static __always_inline __u32 xdpnet_decide(struct xdpnet_frame *f,
 	if (vlan_filtering) {
 		struct xdpnet_vlan_key vk = { .ifindex = dst->ifindex,
 					      .vid = vid };
-		struct xdpnet_vlan_val *vv = bpf_map_lookup_elem(&vlans, &vk);
+		struct xdpnet_vlan_val *vv;
 
+		XN_AT(t, XDPNET_CK_OUT_VLAN);
+		vv = bpf_map_lookup_elem(&vlans, &vk);
 		/* Retagging is the bridge's job. */
 		if (!vv || !!(vv->flags & XDPNET_VLAN_UNTAGGED) == f->tagged)
 			return XDPNET_C_PASS_VLAN;
@@ -300,6 +350,7 @@ static __always_inline __u32 xdpnet_decide(struct xdpnet_frame *f,
 	f->target = dst->ifindex;
 	f->out_slot = slot;
 	if (stage == XDPNET_STAGE_TC) {
+		XN_AT(t, XDPNET_CK_MTU);
 		/* As the bridge: the whole frame within MTU + 14 bytes; a GSO
 		 * frame by the size of the segments it will become (the
 		 * bridge would forward it anyway; it decides). */
@@ -312,15 +363,18 @@ static __always_inline __u32 xdpnet_decide(struct xdpnet_frame *f,
 		} else if (f->len > out->mtu + XDPNET_MTU_SLACK) {
 			return XDPNET_C_PASS_MTU;
 		}
+		XN_AT(t, XDPNET_CK_N);
 		return XDPNET_C_TC_REDIRECT;
 	}
 
 	/* The devmap entry too: user space may be between the two. A
 	 * redirect that fails after the checksum was completed in place
 	 * would hand the stack a changed frame. */
+	XN_AT(t, XDPNET_CK_XDP_TARGET);
 	if (!(out->flags & XDPNET_PORT_XDP_TARGET) ||
 	    !bpf_map_lookup_elem(&tx_ports, &slot))
 		return XDPNET_C_XDP_DEFER_TARGET;
+	XN_AT(t, XDPNET_CK_MTU);
 	{
 		__u32 mlen = 0;
 
@@ -328,9 +382,11 @@ static __always_inline __u32 xdpnet_decide(struct xdpnet_frame *f,
 			return XDPNET_C_XDP_DEFER_SIZE;
 	}
 	/* Last: it may complete a partial checksum in place. */
+	XN_AT(t, XDPNET_CK_XDP_CSUM);
 	why = xdpnet_xdp_safe(f, in);
 	if (why)
 		return why;
+	XN_AT(t, XDPNET_CK_N);
 	return XDPNET_C_XDP_REDIRECT;
 }
 

@@ -41,9 +41,10 @@ extern void *bpf_cast_to_kern_ctx(void *) __ksym;
 extern void *bpf_rdonly_cast(void *obj, __u32 btf_id) __ksym;
 
 /* *refresh_j: the keep-alive interval, lowered to a quarter of the
- * bridge's forward delay during a topology change. */
+ * bridge's forward delay during a topology change. trace: remember
+ * nothing. */
 static __always_inline int live_port(struct net_device *dev, __u32 *flags,
-				     __u32 *refresh_j)
+				     __u32 *refresh_j, const int trace)
 {
 	struct net_bridge_port *p;
 	struct net_bridge *br;
@@ -64,7 +65,8 @@ static __always_inline int live_port(struct net_device *dev, __u32 *flags,
 	if ((__u64)br != xdpnet_cfg.br_addr) {
 		if (!br || (__u32)br->dev->ifindex != xdpnet_cfg.bridge_ifindex)
 			return XDPNET_LIVE_GONE;
-		xdpnet_cfg.br_addr = (__u64)br;
+		if (!trace)
+			xdpnet_cfg.br_addr = (__u64)br;
 	}
 	if (br->dev->flags & IFF_PROMISC_)
 		return XDPNET_LIVE_PROMISC;
@@ -88,19 +90,19 @@ static __always_inline int live_port(struct net_device *dev, __u32 *flags,
 }
 
 static __always_inline int live_port_skb(struct __sk_buff *ctx, __u32 *flags,
-					 __u32 *refresh_j)
+					 __u32 *refresh_j, const int trace)
 {
 	struct sk_buff *skb = bpf_cast_to_kern_ctx(ctx);
 
-	return live_port(skb->dev, flags, refresh_j);
+	return live_port(skb->dev, flags, refresh_j, trace);
 }
 
 static __always_inline int live_port_xdp(struct xdp_md *ctx, __u32 *flags,
-					 __u32 *refresh_j)
+					 __u32 *refresh_j, const int trace)
 {
 	struct xdp_buff *xdp = bpf_cast_to_kern_ctx(ctx);
 
-	return live_port(xdp->rxq->dev, flags, refresh_j);
+	return live_port(xdp->rxq->dev, flags, refresh_j, trace);
 }
 
 #define XDPNET_HAVE_LIVE 1

@@ -380,4 +380,67 @@ struct xdpnet_dump_rec {
 	__u8 verdict;  /* enum xdpnet_counter */
 };
 
+/*
+ * Trace (xdpnet trace): a stage's decision on one frame, run by
+ * BPF_PROG_TEST_RUN through a variant of the stage (xdpnet_trace_tc,
+ * xdpnet_trace_xdp) that has no side effects: no counter, no keep-alive
+ * stamp, no FDB hint mended, no redirect, no dump, no latency mark. It
+ * leaves what it found in its object's own "trace_out" map.
+ *
+ * The checks, in the order the decision makes them. A check the decision
+ * made is in .seen; the last one made (.at) decided, unless the frame was
+ * redirected (.at is XDPNET_CK_N then).
+ */
+enum xdpnet_check {
+	XDPNET_CK_FRAME,	/* a whole Ethernet header (and VLAN tag) */
+	XDPNET_CK_TAG_PROTO,	/* a tag of the bridge's VLAN protocol */
+	XDPNET_CK_IN_PORT,	/* the ingress port is carried */
+	XDPNET_CK_IN_LIVE,	/* live: a port of this bridge, which is not
+				   promiscuous */
+	XDPNET_CK_BYPASS,	/* the bridge bypasses (cfg.bypass) */
+	XDPNET_CK_UNICAST,	/* destination unicast */
+	XDPNET_CK_IN_FWD,	/* ingress port forwarding, not held */
+	XDPNET_CK_IN_UNLOCKED,	/* ingress port not locked */
+	XDPNET_CK_IN_VLAN,	/* VLAN filtering: the VLAN on the ingress */
+	XDPNET_CK_SRC_VALID,	/* source neither group nor zero */
+	XDPNET_CK_SRC_KNOWN,	/* learning port: the bridge has the source
+				   on this port */
+	XDPNET_CK_KEEPALIVE,	/* ... and its entry needs no keep-alive yet */
+	XDPNET_CK_DST_KNOWN,	/* destination in the FDB */
+	XDPNET_CK_DST_REMOTE,	/* not the host's own address */
+	XDPNET_CK_DST_UNLOCKED, /* destination entry not locked */
+	XDPNET_CK_NOT_HAIRPIN,	/* destination behind another port */
+	XDPNET_CK_OUT_PORT,	/* the egress port is carried */
+	XDPNET_CK_OUT_FWD,	/* egress port forwarding, not held */
+	XDPNET_CK_ISOLATION,	/* not both isolated, egress not locked */
+	XDPNET_CK_OUT_VLAN,	/* VLAN filtering: member, tagged alike */
+	XDPNET_CK_XDP_TARGET,	/* XDP: the egress port takes XDP frames */
+	XDPNET_CK_MTU,		/* within the egress port's MTU */
+	XDPNET_CK_XDP_CSUM,	/* XDP: size, protocol and checksum allow an
+				   XDP redirect */
+	XDPNET_CK_N,
+};
+
+/* "trace_out" (one entry): what one trace run found. */
+struct xdpnet_trace_rec {
+	__u32 stage;	/* enum xdpnet_stage */
+	__u32 verdict;	/* enum xdpnet_ctr the stage would count */
+	__u32 seen;	/* 1 << enum xdpnet_check: the checks made */
+	__u32 at;	/* the check that decided, XDPNET_CK_N: redirect */
+	__u32 in_slot;	/* ingress port's slot, 0: not carried */
+	__u32 out_slot; /* redirect: the target's slot and ifindex */
+	__u32 target;
+	__u32 in_flags;	   /* the ingress port's flags as decided (live) */
+	__u32 src_ifindex; /* the FDB entry of the source: its port ... */
+	__u32 src_flags;   /* ... and flags (enum xdpnet_fdb_flags) */
+	__u32 dst_ifindex; /* likewise the destination's */
+	__u32 dst_flags;
+	__u32 src_age_j; /* jiffies since the bridge saw the source */
+	__u32 refresh_j; /* the keep-alive interval in force */
+	__u32 len;	 /* the frame as the stage measures it */
+	__u16 vid;	 /* its VLAN (tagged, or the port's pvid) */
+	__u8 tagged;
+	__u8 skb_backed; /* XDP: taken for generic (skb-backed) XDP */
+};
+
 #endif /* XDPNET_H */

@@ -67,6 +67,7 @@ enum xt_map {
 	XT_M_VLANS,
 	XT_M_TX,
 	XT_M_STATS,
+	XT_M_TRACE_OUT, /* the trace programs' record (not of the datapath) */
 	XT_NR_MAPS,
 };
 
@@ -74,7 +75,8 @@ struct xt_build {
 	const char *name; /* "portable", "live" */
 	bool live;
 	struct bpf_object *obj;
-	int tc, xdp, xdp_mp, jiffies; /* program fds */
+	int tc, xdp, xdp_mp, jiffies;	       /* program fds */
+	int trace_tc, trace_xdp, trace_xdp_mp; /* their trace variants */
 	int map[XT_NR_MAPS];
 	/* Why this build cannot run here (a feature the kernel lacks), or
 	 * NULL. Loading failures are failures, never a reason. */
@@ -247,6 +249,10 @@ bool xt_fdb_set_hint(enum xt_mac mac, __u16 vid, __u16 slot, __u16 gen);
 bool xt_fdb_del(enum xt_mac mac, __u16 vid);
 __u64 xt_fdb_ev(enum xdpnet_fdb_ev ev);
 
+/* A digest of every map the datapath keeps (all but the counters, which
+ * xt_snap() reads): equal before and after a run that changed nothing. */
+bool xt_maps_digest(__u64 *h);
+
 /* Per-slot counters, summed over CPUs. */
 struct xt_snap {
 	struct xdpnet_ctr_val c[XT_SLOTS][XDPNET_C_MAX];
@@ -322,7 +328,8 @@ static inline __u16 xt_get16(const __u8 *p)
 struct xt_run {
 	/* in */
 	bool xdp;
-	bool mp; /* XDP: the dispatcher's program */
+	bool mp;    /* XDP: the dispatcher's program */
+	bool trace; /* the stage's trace variant (xdpnet trace) */
 	__u32 ifindex;
 	bool native; /* XDP: no room for metadata left (tun's native path) */
 	__u32 gso;   /* TC: gso_size */

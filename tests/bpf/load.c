@@ -28,7 +28,7 @@ static const char *const map_names[XT_NR_MAPS] = {
 	[XT_M_FDB_STATIC] = "fdb_static", [XT_M_FDB_EV] = "fdb_ev",
 	[XT_M_PORTS] = "ports",		  [XT_M_PORT_IDX] = "port_idx",
 	[XT_M_VLANS] = "vlans",		  [XT_M_TX] = "tx_ports",
-	[XT_M_STATS] = "stats",
+	[XT_M_STATS] = "stats",		  [XT_M_TRACE_OUT] = "trace_out",
 };
 
 static const char *const fdb_progs[] = {
@@ -188,8 +188,12 @@ static bool load_build(struct xt_build *b)
 	b->xdp = prog_fd(b->obj, "xdpnet_xdp");
 	b->xdp_mp = prog_fd(b->obj, "xdpnet_xdp_mp");
 	b->jiffies = prog_fd(b->obj, "xdpnet_jiffies");
+	b->trace_tc = prog_fd(b->obj, "xdpnet_trace_tc");
+	b->trace_xdp = prog_fd(b->obj, "xdpnet_trace_xdp");
+	b->trace_xdp_mp = prog_fd(b->obj, "xdpnet_trace_xdp_mp");
 	if (!CHECK(b->tc >= 0 && b->xdp >= 0 && b->xdp_mp >= 0 &&
-			   b->jiffies >= 0,
+			   b->jiffies >= 0 && b->trace_tc >= 0 &&
+			   b->trace_xdp >= 0 && b->trace_xdp_mp >= 0,
 		   "%s: a program is missing", b->name))
 		return false;
 	for (i = 0; i < XT_NR_MAPS; i++) {

@@ -94,6 +94,50 @@ __u32 xt_jiffies(void)
 	return o.retval;
 }
 
+/* FNV-1a over every key and value of one map. */
+static bool map_digest(int mfd, __u64 *h)
+{
+	static __u8 key[64], next[64], val[65536];
+	struct bpf_map_info info = {};
+	__u32 ilen = sizeof(info);
+	size_t vlen, i;
+	void *prev = NULL;
+
+	if (!CHECK(!bpf_obj_get_info_by_fd(mfd, &info, &ilen), "map info: %s",
+		   strerror(errno)))
+		return false;
+	vlen = info.value_size;
+	if (info.type == BPF_MAP_TYPE_PERCPU_ARRAY ||
+	    info.type == BPF_MAP_TYPE_PERCPU_HASH)
+		vlen = ((vlen + 7) & ~7UL) * xt_env.nr_cpus;
+	if (!CHECK(info.key_size <= sizeof(key) && vlen <= sizeof(val),
+		   "map %s too large to digest", info.name))
+		return false;
+	while (!bpf_map_get_next_key(mfd, prev, next)) {
+		memcpy(key, next, info.key_size);
+		prev = key;
+		if (bpf_map_lookup_elem(mfd, key, val))
+			continue;
+		for (i = 0; i < info.key_size; i++)
+			*h = (*h ^ key[i]) * 0x100000001b3ULL;
+		for (i = 0; i < vlen; i++)
+			*h = (*h ^ val[i]) * 0x100000001b3ULL;
+	}
+	return true;
+}
+
+bool xt_maps_digest(__u64 *h)
+{
+	int m;
+
+	*h = 0xcbf29ce484222325ULL;
+	for (m = 0; m < XT_NR_MAPS; m++)
+		if (m != XT_M_STATS && m != XT_M_TRACE_OUT &&
+		    !map_digest(fd(m), h))
+			return false;
+	return true;
+}
+
 bool xt_map_clear(enum xt_map m)
 {
 	__u8 key[64];

@@ -35,14 +35,15 @@ bool xt_test_run(struct xt_run *r)
 	int fd;
 
 	if (r->xdp) {
-		fd = r->mp ? xt_b->xdp_mp : xt_b->xdp;
+		fd = r->trace ? (r->mp ? xt_b->trace_xdp_mp : xt_b->trace_xdp)
+			      : (r->mp ? xt_b->xdp_mp : xt_b->xdp);
 		o.ctx_in = &md;
 		o.ctx_size_in = sizeof(md);
 		if (r->native)
 			meta = native_meta ? native_meta : META_MAX;
 
 	} else {
-		fd = xt_b->tc;
+		fd = r->trace ? xt_b->trace_tc : xt_b->tc;
 		o.ctx_in = &skb;
 		o.ctx_size_in = sizeof(skb);
 		if (r->gso)
@@ -165,6 +166,86 @@ static void check_data(const struct xt_run *run, int step, const __u8 *want,
 			return;
 }
 
+/*
+ * xdpnet trace's promise, checked on every step: the stage's trace
+ * variant, run first on the same frame and state, names the verdict and
+ * target that the real program then counts (run_step checks the count),
+ * and changes nothing: no counter, no FDB entry (keep-alive stamp, slot
+ * hints), no other map. A tagged frame's TC step is left out: the trace
+ * variant models a real port, where the stack has moved the tag into skb
+ * metadata, while the real program's test run sees it in the frame (see
+ * prog_tests/vlan.c).
+ */
+static void check_trace(const struct xt_row *r, const struct xt_expect *e,
+			int step, const __u8 *frame, size_t len)
+{
+	struct xt_run run = {
+		.xdp = e->stage == ST_XDP || e->stage == ST_XDP_MP,
+		.mp = e->stage == ST_XDP_MP,
+		.trace = true,
+		.ifindex = xt_ifindex(r->fr.in),
+		.native = r->fr.native,
+		.gso = r->fr.gso,
+		.frame = frame,
+		.len = len,
+	};
+	struct xt_snap before, after;
+	struct xdpnet_trace_rec t;
+	__u64 h0, h1;
+	__u32 zero = 0;
+
+	if (!run.xdp && r->fr.tpid)
+		return;
+	memset(&t, 0xff, sizeof(t)); /* so that a record left unwritten shows */
+	if (!CHECK(!bpf_map_update_elem(xt_b->map[XT_M_TRACE_OUT], &zero, &t,
+					BPF_ANY),
+		   "cannot reset trace_out: %s", strerror(errno)) ||
+	    !xt_snap(&before) || !xt_maps_digest(&h0))
+		return;
+	xt_test_run(&run);
+	if (run.err == -EINVAL && xt_kernel_refuses(run.xdp, frame, len))
+		return;
+	if (!CHECK(!run.err, "step %d (%s trace): BPF_PROG_TEST_RUN: %s", step,
+		   stage_name(e->stage), strerror(-run.err)) ||
+	    !xt_snap(&after) || !xt_maps_digest(&h1))
+		return;
+	CHECK(!memcmp(&before, &after, sizeof(before)),
+	      "step %d (%s trace): a counter moved", step,
+	      stage_name(e->stage));
+	CHECK(h0 == h1, "step %d (%s trace): a map of the datapath changed",
+	      step, stage_name(e->stage));
+	if (!CHECK(!bpf_map_lookup_elem(xt_b->map[XT_M_TRACE_OUT], &zero, &t),
+		   "cannot read trace_out: %s", strerror(errno)))
+		return;
+	CHECK(run.retval == e->retval,
+	      "step %d (%s trace): returned %d, the program must return %d",
+	      step, stage_name(e->stage), (int)run.retval, (int)e->retval);
+	CHECK(t.stage == (run.xdp ? XDPNET_STAGE_XDP : XDPNET_STAGE_TC),
+	      "step %d (%s trace): recorded stage %u", step,
+	      stage_name(e->stage), t.stage);
+	if (e->ctr != NO_CTR)
+		CHECK(t.verdict == (__u32)e->ctr,
+		      "step %d (%s trace): names %s, the program must count %s",
+		      step, stage_name(e->stage), xt_ctr_name(t.verdict),
+		      xt_ctr_name(e->ctr));
+	else
+		CHECK(XDPNET_CTR_IS_PASS(t.verdict),
+		      "step %d (%s trace): names %s for a frame the stage "
+		      "passes on uncounted",
+		      step, stage_name(e->stage), xt_ctr_name(t.verdict));
+	if (e->target != P_NONE)
+		CHECK(t.target == xt_ifindex(e->target) && t.at == XDPNET_CK_N,
+		      "step %d (%s trace): target ifindex %u (check %u), want "
+		      "%s",
+		      step, stage_name(e->stage), t.target, t.at,
+		      xt_port_name(e->target));
+	else
+		CHECK(t.at < XDPNET_CK_N && (t.seen & 1U << t.at) && !t.target,
+		      "step %d (%s trace): deciding check %u (seen 0x%x), "
+		      "target %u",
+		      step, stage_name(e->stage), t.at, t.seen, t.target);
+}
+
 static void run_step(const struct xt_row *r, const struct xt_expect *e,
 		     int step, const __u8 *frame, size_t len,
 		     const __u8 *completed)
@@ -182,6 +263,7 @@ static void run_step(const struct xt_row *r, const struct xt_expect *e,
 		    e->retval == XDP_REDIRECT;
 	struct xt_snap before, after;
 
+	check_trace(r, e, step, frame, len);
 	if (!xt_snap(&before))
 		return;
 	xt_test_run(&run);

@@ -211,14 +211,19 @@ static int try_load(struct xn_state *s, enum variant v, struct load_ctx *c,
 		}
 	}
 	/* The dispatcher's variant loads with the dispatcher
-	 * (xn_xdp_object). */
+	 * (xn_xdp_object), the trace variants with "xdpnet trace"
+	 * (xn_trace_object). */
 	{
-		struct bpf_program *mp = bpf_object__find_program_by_name(
-			c->obj, "xdpnet_xdp_mp");
+		struct bpf_program *p;
 
-		if (!mp)
+		if (!bpf_object__find_program_by_name(c->obj, "xdpnet_xdp_mp"))
 			return -ENOENT;
-		bpf_program__set_autoload(mp, false);
+		bpf_object__for_each_program(
+			p, c->obj) if (!strcmp(bpf_program__name(p),
+					       "xdpnet_xdp_mp") ||
+				       !strncmp(bpf_program__name(p),
+						"xdpnet_trace_", 13))
+			bpf_program__set_autoload(p, false);
 	}
 	if (v == V_MAP_NOTRACE)
 		for (i = 0; i < ARRAY_SIZE(traces); i++)
@@ -274,7 +279,10 @@ static int attach_traces(struct xn_state *s, struct bpf_object *obj,
 	return 0;
 }
 
-struct bpf_object *xn_xdp_object(const struct xn_state *s, const char *prog)
+/* s's datapath object, opened on s's pinned maps, with only the programs
+ * whose names start with prefix (all of it when exact is 0) to load. */
+static struct bpf_object *state_object(const struct xn_state *s,
+				       const char *prefix, int exact)
 {
 	DECLARE_LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "xdpnet");
 	struct bpf_object *obj;
@@ -299,13 +307,25 @@ struct bpf_object *xn_xdp_object(const struct xn_state *s, const char *prog)
 					 : -ENOENT;
 	}
 	bpf_object__for_each_program(p, obj) bpf_program__set_autoload(
-		p, !strcmp(bpf_program__name(p), prog));
+		p,
+		exact ? !strcmp(bpf_program__name(p), prefix)
+		      : !strncmp(bpf_program__name(p), prefix, strlen(prefix)));
 	if (err) {
 		bpf_object__close(obj);
 		errno = -err;
 		return NULL;
 	}
 	return obj;
+}
+
+struct bpf_object *xn_xdp_object(const struct xn_state *s, const char *prog)
+{
+	return state_object(s, prog, 1);
+}
+
+struct bpf_object *xn_trace_object(const struct xn_state *s)
+{
+	return state_object(s, "xdpnet_trace_", 0);
 }
 
 int xn_state_load(struct xn_state *s, struct xn_load *l)

@@ -43,6 +43,14 @@ int xn_state_load(struct xn_state *s, struct xn_load *l);
  */
 struct bpf_object *xn_xdp_object(const struct xn_state *s, const char *prog);
 
+/*
+ * The trace variants of s's stages (xdpnet_trace_*: no side effects, see
+ * bpf/xdpnet_trace.h) in an object of their own, opened, not loaded, on
+ * s's pinned maps; its trace_out map is its own. NULL and errno set when
+ * it cannot.
+ */
+struct bpf_object *xn_trace_object(const struct xn_state *s);
+
 /* This build's id (a hash of its BPF objects). */
 const char *xn_build_id(void);
 

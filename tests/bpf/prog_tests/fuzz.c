@@ -534,6 +534,12 @@ static bool entries_agree(struct xm_state *m, const __u8 *frame, size_t len,
 	return true;
 }
 
+static bool has_tag(const __u8 *f, size_t len)
+{
+	return len >= ETH_HLEN && (xt_get16(f + 12) == ETH_P_8021Q ||
+				   xt_get16(f + 12) == ETH_P_8021AD);
+}
+
 /* Returns false on a mismatch (reported). */
 static bool one_run(struct xm_state *m, unsigned long idx, int ph, bool xdp,
 		    const __u8 *frame, size_t len, int in, bool native)
@@ -546,10 +552,23 @@ static bool one_run(struct xm_state *m, unsigned long idx, int ph, bool xdp,
 		.frame = frame,
 		.len = len,
 	};
+	struct xt_run tr = run;
 	struct xm_verdict v = { .ctr = -1, .out_slot = -1 };
 	char why[256] = "", hex[160];
+	struct xdpnet_trace_rec t;
 	int what = 0, k;
+	__u32 zero = 0;
 
+	/* xdpnet trace first: it must count nothing, and name the model's
+	 * verdict (a TC run of a frame with a tag in it is left out: see
+	 * check_trace() in run.c). */
+	tr.trace = true;
+	xt_test_run(&tr);
+	if (!tr.err && !counters_ok(why, sizeof(why)))
+		what = 5;
+	else if (!tr.err &&
+		 bpf_map_lookup_elem(xt_b->map[XT_M_TRACE_OUT], &zero, &t))
+		tr.err = -errno;
 	st.runs++;
 	xt_test_run(&run);
 	if (run.err == -EINVAL && xt_kernel_refuses(xdp, frame, len)) {
@@ -566,7 +585,21 @@ static bool one_run(struct xm_state *m, unsigned long idx, int ph, bool xdp,
 	st.verdicts[xdp][v.ctr + 1]++;
 	count(v.in_slot, v.ctr, len);
 	count(v.out_slot, v.out_slot >= 0 ? XDPNET_C_RX_REDIRECTED : -1, len);
-	if (run.err)
+	if (what == 5)
+		; /* why says */
+	else if (run.err || tr.err != run.err)
+		snprintf(why, sizeof(why), "BPF_PROG_TEST_RUN: %s (trace: %s)",
+			 strerror(-run.err), strerror(-tr.err));
+	else if ((xdp || !has_tag(frame, len)) &&
+		 (tr.retval != v.retval ||
+		  (v.ctr >= 0 ? t.verdict != (__u32)v.ctr
+			      : !XDPNET_CTR_IS_PASS(t.verdict)))) {
+		snprintf(why, sizeof(why),
+			 "trace returned %d and names %s, want %d (%s)",
+			 (int)tr.retval, xt_ctr_name(t.verdict), (int)v.retval,
+			 xt_ctr_name(v.ctr));
+		what = 6;
+	} else if (run.err)
 		snprintf(why, sizeof(why), "BPF_PROG_TEST_RUN: %s",
 			 strerror(-run.err));
 	else if (run.retval != v.retval)
