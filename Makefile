@@ -197,6 +197,7 @@ check-integration: all
 	tests/integration/filters.sh
 	tests/integration/prometheus.sh
 	tests/integration/dump.sh
+	tests/integration/trace.sh
 
 # Real guests (root): QEMU VMs on taps through xdpnet (tests/vm/run.sh).
 # Installs QEMU (tests/vm/deps.sh) and caches a guest kernel and busybox in

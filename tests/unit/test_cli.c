@@ -18,7 +18,7 @@
 #include "cmd/cli.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define MAX_ARGS 8
+#define MAX_ARGS 16
 #define ERR_FILL 'Z'
 
 /*
@@ -322,6 +322,101 @@ static void test_dump_options(void **state)
 	}
 }
 
+struct err_case {
+	const char *args[MAX_ARGS + 1];
+	const char *msg; /* a substring the message must contain */
+};
+
+static void test_trace_options(void **state)
+{
+	static const char *const ok1[] =
+		A("trace", "br0", "--in", "vnet0", "--src", "02:00:00:00:00:01",
+		  "--dst", "02:00:00:00:00:02", "--vlan", "10,ad", "--len",
+		  "1400", "--tcp", "-j");
+	static const char *const ok2[] =
+		A("trace", "br0", "--in", "p1", "--src", "02:00:00:00:00:01",
+		  "--dst", "02:00:00:00:00:02", "--saddr", "2001:db8::9");
+	static const char *const ok3[] = A("trace", "br0", "--pcap", "f.pcap");
+	static const struct err_case bad[] = {
+		{ A("trace", "br0", "--in", "p1"), "needs a frame" },
+		{ A("trace", "br0", "--src", "02:00:00:00:00:01", "--dst",
+		    "02:00:00:00:00:02"),
+		  "needs --in" },
+		{ A("trace", "br0", "--in", "p1", "--src", "zz", "--dst",
+		    "02:00:00:00:00:02"),
+		  "'zz' is not a MAC" },
+		{ A("trace", "br0", "--in", "p1", "--src", "02:00:00:00:00:01",
+		    "--src", "02:00:00:00:00:03", "--dst", "02:00:00:00:00:02"),
+		  "--src given twice" },
+		{ A("trace", "br0", "--in", "p1", "--src", "02:00:00:00:00:01",
+		    "--dst", "02:00:00:00:00:02", "--ip", "--arp"),
+		  "one of --ip" },
+		{ A("trace", "br0", "--in", "p1", "--src", "02:00:00:00:00:01",
+		    "--dst", "02:00:00:00:00:02", "--arp", "--udp"),
+		  "need --ip or --ip6" },
+		{ A("trace", "br0", "--in", "p1", "--src", "02:00:00:00:00:01",
+		    "--dst", "02:00:00:00:00:02", "--len", "3501"),
+		  "--len must be" },
+		{ A("trace", "br0", "--in", "p1", "--src", "02:00:00:00:00:01",
+		    "--dst", "02:00:00:00:00:02", "--tcp", "--len", "50"),
+		  "shorter than the frame's headers (54" },
+		{ A("trace", "br0", "--in", "p1", "--src", "02:00:00:00:00:01",
+		    "--dst", "02:00:00:00:00:02", "--vlan", "4095"),
+		  "0 to 4094" },
+		{ A("trace", "br0", "--in", "p1", "--src", "02:00:00:00:00:01",
+		    "--dst", "02:00:00:00:00:02", "--vlan", "5,x"),
+		  "VID,ad" },
+		{ A("trace", "br0", "--in", "p1", "--src", "02:00:00:00:00:01",
+		    "--dst", "02:00:00:00:00:02", "--ethertype", "0800x"),
+		  "hexadecimal" },
+		{ A("trace", "br0", "--in", "p1", "--src", "02:00:00:00:00:01",
+		    "--dst", "02:00:00:00:00:02", "--ip6", "--daddr",
+		    "192.0.2.9"),
+		  "IP version" },
+		{ A("trace", "br0", "--pcap", "f", "--src",
+		    "02:00:00:00:00:01"),
+		  "no --src" },
+		{ A("trace", "br0", "--in", "p1", "--frame", "2"),
+		  "--frame needs --pcap" },
+		{ A("trace", "br0", "--pcap", "f", "--frame", "0"),
+		  "positive" },
+		{ A("dump", "br0", "--in", "p1"), "not valid for 'dump'" },
+	};
+	struct xn_opts o;
+	char err[256];
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(parse(ok1, &o, err, sizeof(err)), 0);
+	assert_int_equal(o.cmd, XN_CMD_TRACE);
+	assert_string_equal(o.in, "vnet0");
+	assert_int_equal(o.frame.vlan, 10);
+	assert_int_equal(o.frame.tpid, 0x88a8);
+	assert_int_equal(o.frame.len, 1400);
+	assert_int_equal(o.frame.l3, XN_L3_IPV4);
+	assert_int_equal(o.frame.l4, XN_L4_TCP);
+	assert_int_equal(o.frame.src[5], 1);
+	assert_int_equal(o.frame.dst[5], 2);
+	assert_int_equal(o.json, 1);
+	assert_int_equal(parse(ok2, &o, err, sizeof(err)), 0);
+	assert_int_equal(o.frame.l3, XN_L3_IPV6); /* from the address */
+	assert_int_equal(o.frame.vlan, -1);
+	assert_int_equal(parse(ok3, &o, err, sizeof(err)), 0);
+	assert_string_equal(o.pcap, "f.pcap");
+	assert_int_equal(o.frame_no, 1);
+	assert_null(o.in);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		char what[256];
+
+		describe(bad[i].args, what, sizeof(what));
+		if (parse(bad[i].args, &o, err, sizeof(err)) != XN_EUSAGE)
+			fail_msg("[%s] accepted", what);
+		if (!strstr(err, bad[i].msg))
+			fail_msg("[%s] says \"%s\", want \"%s\"", what, err,
+				 bad[i].msg);
+	}
+}
+
 static void test_bridge_points_into_argv(void **state)
 {
 	char a0[] = "xdpnet", a1[] = "status", a2[] = "br7";
@@ -336,11 +431,6 @@ static void test_bridge_points_into_argv(void **state)
 }
 
 /* ---- usage errors ---- */
-
-struct err_case {
-	const char *args[MAX_ARGS + 1];
-	const char *msg; /* a substring the message must contain */
-};
 
 static const struct err_case err_cases[] = {
 	/* no command */
@@ -594,6 +684,7 @@ int main(void)
 		cmocka_unit_test(test_attach_follow_options),
 		cmocka_unit_test(test_bridge_points_into_argv),
 		cmocka_unit_test(test_dump_options),
+		cmocka_unit_test(test_trace_options),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_error_small_buffer),
 		cmocka_unit_test(test_usage),

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <arpa/inet.h>
+#include <errno.h>
 #include <getopt.h>
+#include <linux/if_ether.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +31,9 @@ enum {
 	O_PATH = 1 << 14,
 	O_SNAPLEN = 1 << 15,
 	O_WRITE = 1 << 16,
+	O_IN = 1 << 17,
+	O_FRAME = 1 << 18,   /* a field of trace's frame */
+	O_PCAP = 1 << 19,    /* --pcap, --frame */
 	O_OPERAND = 1 << 30, /* not an option: one more word after BRIDGE */
 };
 
@@ -65,12 +71,35 @@ static const struct cmd_def {
 	  O_COUNT | O_PORT | O_PATH | O_SNAPLEN | O_WRITE,
 	  "BRIDGE [--port P] [--path xdp|tc|bridge] [-c N] [-s LEN] [-w FILE]",
 	  "the frames the datapath decides on, as pcapng (tcpdump -r)" },
+	{ "trace", XN_CMD_TRACE, 1, O_JSON | O_IN | O_FRAME | O_PCAP,
+	  "BRIDGE --in P --src MAC --dst MAC [...] | --pcap FILE",
+	  "what the datapath would do with a frame, and why" },
 	{ "help", XN_CMD_HELP, 0, 0, "", "this text" },
 	{ "version", XN_CMD_VERSION, 0, 0, "", "print the version" },
 };
 
 /* Options with no short form. */
-enum { OPT_LONG = 256, OPT_PORT = OPT_LONG, OPT_PATH };
+enum {
+	OPT_LONG = 256,
+	OPT_PORT = OPT_LONG,
+	OPT_PATH,
+	OPT_IN,
+	OPT_SRC,
+	OPT_DST,
+	OPT_VLAN,
+	OPT_LEN,
+	OPT_IP,
+	OPT_IP6,
+	OPT_ARP,
+	OPT_ETHERTYPE,
+	OPT_TCP,
+	OPT_UDP,
+	OPT_ICMP,
+	OPT_SADDR,
+	OPT_DADDR,
+	OPT_PCAP,
+	OPT_FRAME,
+};
 
 static const struct opt_def {
 	struct option lo;
@@ -127,6 +156,46 @@ static const struct opt_def {
 	{ { "write", required_argument, NULL, 'w' },
 	  O_WRITE,
 	  "dump: the pcapng file (- : standard output, the default)" },
+	{ { "in", required_argument, NULL, OPT_IN },
+	  O_IN,
+	  "trace: the port the frame arrives on" },
+	{ { "src", required_argument, NULL, OPT_SRC },
+	  O_FRAME,
+	  "trace: the frame's source MAC" },
+	{ { "dst", required_argument, NULL, OPT_DST },
+	  O_FRAME,
+	  "trace: its destination MAC" },
+	{ { "vlan", required_argument, NULL, OPT_VLAN },
+	  O_FRAME,
+	  "trace: VID[,ad]: an 802.1Q (802.1ad) tag" },
+	{ { "len", required_argument, NULL, OPT_LEN },
+	  O_FRAME,
+	  "trace: bytes of the whole frame (default 60, at most 3500)" },
+	{ { "ip", no_argument, NULL, OPT_IP },
+	  O_FRAME,
+	  "trace: IPv4 (the default; --ip6, --arp, --ethertype HEX)" },
+	{ { "ip6", no_argument, NULL, OPT_IP6 }, O_FRAME, NULL },
+	{ { "arp", no_argument, NULL, OPT_ARP }, O_FRAME, NULL },
+	{ { "ethertype", required_argument, NULL, OPT_ETHERTYPE },
+	  O_FRAME,
+	  NULL },
+	{ { "udp", no_argument, NULL, OPT_UDP },
+	  O_FRAME,
+	  "trace: UDP (the default; --tcp, --icmp)" },
+	{ { "tcp", no_argument, NULL, OPT_TCP }, O_FRAME, NULL },
+	{ { "icmp", no_argument, NULL, OPT_ICMP }, O_FRAME, NULL },
+	{ { "saddr", required_argument, NULL, OPT_SADDR },
+	  O_FRAME,
+	  "trace: IP source (default 192.0.2.1, 2001:db8::1)" },
+	{ { "daddr", required_argument, NULL, OPT_DADDR },
+	  O_FRAME,
+	  "trace: IP destination (default 192.0.2.2, 2001:db8::2)" },
+	{ { "pcap", required_argument, NULL, OPT_PCAP },
+	  O_PCAP,
+	  "trace: the frame from a pcap or pcapng capture (- : stdin)" },
+	{ { "frame", required_argument, NULL, OPT_FRAME },
+	  O_PCAP,
+	  "trace --pcap: which frame of it (default 1)" },
 	{ { "listen", required_argument, NULL, 'L' },
 	  O_LISTEN,
 	  "exporter: ADDR:PORT or [ADDR6]:PORT to listen on" },
@@ -149,7 +218,9 @@ void xn_usage(FILE *f)
 			cmds[i].help);
 	fputs("\noptions:\n", f);
 	for (i = 0; i < N_OPTS; i++)
-		if (opt_defs[i].lo.val < OPT_LONG)
+		if (!opt_defs[i].help)
+			continue; /* named in the help of the one before */
+		else if (opt_defs[i].lo.val < OPT_LONG)
 			fprintf(f, "  -%c, --%-13s %s\n", opt_defs[i].lo.val,
 				opt_defs[i].lo.name, opt_defs[i].help);
 		else
@@ -241,6 +312,185 @@ static int fail(char *err, size_t len, const char *fmt, const char *arg)
 	return XN_EUSAGE;
 }
 
+#define SET(opt) (1U << ((opt)-OPT_SRC))
+#define L3_OPTS (SET(OPT_IP) | SET(OPT_IP6) | SET(OPT_ARP) | SET(OPT_ETHERTYPE))
+#define L4_OPTS (SET(OPT_TCP) | SET(OPT_UDP) | SET(OPT_ICMP))
+
+static int parse_num(const char *arg, int base, long lo, long hi, long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtol(arg, &end, base);
+	return end == arg || *end || errno || *out < lo || *out > hi ? -1 : 0;
+}
+
+/* An address of --saddr/--daddr: IPv4 or IPv6 (*v6 says which). */
+static int parse_ip(const char *arg, struct in6_addr *a, int *v6)
+{
+	memset(a, 0, sizeof(*a));
+	if (inet_pton(AF_INET, arg, a) == 1) {
+		*v6 = 0;
+		return 0;
+	}
+	*v6 = 1;
+	return inet_pton(AF_INET6, arg, a) == 1 ? 0 : -1;
+}
+
+/* trace's frame options, one at a time. */
+static int trace_opt(int c, const char *arg, struct xn_opts *o, char *err,
+		     size_t errlen)
+{
+	struct xn_frame_spec *f = &o->frame;
+	long n;
+	int v6;
+
+	unsigned int i;
+
+	for (i = 0; i < N_OPTS; i++)
+		if (opt_defs[i].lo.val == c && (o->frame_set & SET(c)))
+			return fail(err, errlen, "--%s given twice",
+				    opt_defs[i].lo.name);
+	o->frame_set |= SET(c);
+	switch (c) {
+	case OPT_SRC:
+	case OPT_DST:
+		if (xn_parse_mac(arg, c == OPT_SRC ? f->src : f->dst))
+			return fail(err, errlen,
+				    "'%s' is not a MAC address "
+				    "(aa:bb:cc:dd:ee:ff)",
+				    arg);
+		return 0;
+	case OPT_VLAN: {
+		char vid[8];
+		const char *comma = strchr(arg, ',');
+		size_t l = comma ? (size_t)(comma - arg) : strlen(arg);
+
+		if (l >= sizeof(vid) || (comma && strcmp(comma + 1, "ad") &&
+					 strcmp(comma + 1, "q")))
+			return fail(err, errlen,
+				    "--vlan takes VID, VID,q or VID,ad, not "
+				    "'%s'",
+				    arg);
+		memcpy(vid, arg, l);
+		vid[l] = 0;
+		if (parse_num(vid, 10, 0, 4094, &n))
+			return fail(err, errlen,
+				    "--vlan: the VID must be 0 to 4094, not "
+				    "'%s'",
+				    arg);
+		f->vlan = (int)n;
+		f->tpid = comma && !strcmp(comma + 1, "ad") ? ETH_P_8021AD
+							    : ETH_P_8021Q;
+		return 0;
+	}
+	case OPT_LEN:
+		if (parse_num(arg, 10, ETH_HLEN, 3500, &n))
+			return fail(err, errlen,
+				    "--len must be 14 to 3500 bytes, not '%s'",
+				    arg);
+		f->len = (unsigned int)n;
+		return 0;
+	case OPT_ETHERTYPE:
+		if (parse_num(arg, 16, 0x600, 0xffff, &n))
+			return fail(err, errlen,
+				    "--ethertype takes a hexadecimal "
+				    "EtherType of 0600 to ffff, not '%s'",
+				    arg);
+		f->l3 = XN_L3_RAW;
+		f->ethertype = (__u16)n;
+		return 0;
+	case OPT_IP:
+	case OPT_IP6:
+	case OPT_ARP:
+		f->l3 = c == OPT_IP    ? XN_L3_IPV4
+			: c == OPT_IP6 ? XN_L3_IPV6
+				       : XN_L3_ARP;
+		return 0;
+	case OPT_TCP:
+	case OPT_UDP:
+	case OPT_ICMP:
+		f->l4 = c == OPT_TCP   ? XN_L4_TCP
+			: c == OPT_UDP ? XN_L4_UDP
+				       : XN_L4_ICMP;
+		return 0;
+	case OPT_SADDR:
+	case OPT_DADDR:
+		if (parse_ip(arg, c == OPT_SADDR ? &f->saddr : &f->daddr, &v6))
+			return fail(err, errlen,
+				    "'%s' is not an IPv4 or IPv6 address", arg);
+		o->frame_set |= v6 ? SET(OPT_IP6) << 16 : SET(OPT_IP) << 16;
+		return 0;
+	case OPT_PCAP:
+		o->pcap = arg;
+		return 0;
+	case OPT_FRAME:
+		if (parse_num(arg, 10, 1, 1000000000, &n))
+			return fail(err, errlen,
+				    "--frame must be a positive number, not "
+				    "'%s'",
+				    arg);
+		o->frame_no = (unsigned long)n;
+		return 0;
+	}
+	return 0;
+}
+
+/* trace: the frame is fully given, one way. */
+static int trace_check(struct xn_opts *o, char *err, size_t errlen)
+{
+	unsigned int set = o->frame_set & 0xffff, fam = o->frame_set >> 16;
+	unsigned int fields = set & ~(SET(OPT_PCAP) | SET(OPT_FRAME));
+
+	if (o->pcap && fields)
+		return fail(err, errlen, "%s",
+			    "--pcap takes the frame from the capture: no "
+			    "--src, --dst or other field with it");
+	if (!o->pcap && (set & SET(OPT_FRAME)))
+		return fail(err, errlen, "%s", "--frame needs --pcap");
+	if (o->pcap) {
+		if (!o->frame_no)
+			o->frame_no = 1;
+		return 0;
+	}
+	if (!(set & SET(OPT_SRC)) || !(set & SET(OPT_DST)))
+		return fail(err, errlen, "%s",
+			    "trace needs a frame: --src MAC --dst MAC [...], "
+			    "or --pcap FILE");
+	if (!o->in)
+		return fail(err, errlen, "%s",
+			    "trace needs --in PORT: the port the frame "
+			    "arrives on");
+	if (__builtin_popcount(set & L3_OPTS) > 1)
+		return fail(err, errlen, "%s",
+			    "give one of --ip, --ip6, --arp, --ethertype");
+	if (__builtin_popcount(set & L4_OPTS) > 1)
+		return fail(err, errlen, "%s",
+			    "give one of --tcp, --udp, --icmp");
+	/* No protocol given: the addresses' family says, else IPv4. */
+	if (!(set & L3_OPTS) && fam == SET(OPT_IP6))
+		o->frame.l3 = XN_L3_IPV6;
+	if (fam & ~(o->frame.l3 == XN_L3_IPV6 ? SET(OPT_IP6) : SET(OPT_IP)))
+		return fail(err, errlen, "%s",
+			    o->frame.l3 == XN_L3_IPV6 ||
+					    o->frame.l3 == XN_L3_IPV4
+				    ? "--saddr and --daddr must be of the "
+				      "frame's IP version"
+				    : "--saddr and --daddr need --ip or --ip6");
+	if ((set & L4_OPTS) && o->frame.l3 != XN_L3_IPV4 &&
+	    o->frame.l3 != XN_L3_IPV6)
+		return fail(err, errlen, "%s",
+			    "--tcp, --udp and --icmp need --ip or --ip6");
+	if (o->frame.len && o->frame.len < xn_frame_min_len(&o->frame)) {
+		snprintf(err, errlen,
+			 "--len %u is shorter than the frame's headers (%zu "
+			 "bytes)",
+			 o->frame.len, xn_frame_min_len(&o->frame));
+		return XN_EUSAGE;
+	}
+	return 0;
+}
+
 int xn_parse_args(int argc, char **argv, struct xn_opts *o, char *err,
 		  size_t errlen)
 {
@@ -250,6 +500,7 @@ int xn_parse_args(int argc, char **argv, struct xn_opts *o, char *err,
 	unsigned int i;
 
 	memset(o, 0, sizeof(*o));
+	o->frame.vlan = -1;
 	memset(lopts, 0, sizeof(lopts));
 	for (i = 0; i < N_OPTS; i++)
 		lopts[i] = opt_defs[i].lo;
@@ -349,6 +600,39 @@ int xn_parse_args(int argc, char **argv, struct xn_opts *o, char *err,
 			given |= O_WRITE;
 			o->write = optarg;
 			break;
+		case OPT_IN:
+			given |= O_IN;
+			if (!xn_valid_ifname(optarg))
+				return fail(err, errlen,
+					    "--in: '%s' is not a valid "
+					    "interface name",
+					    optarg);
+			o->in = optarg;
+			break;
+		case OPT_SRC:
+		case OPT_DST:
+		case OPT_VLAN:
+		case OPT_LEN:
+		case OPT_IP:
+		case OPT_IP6:
+		case OPT_ARP:
+		case OPT_ETHERTYPE:
+		case OPT_TCP:
+		case OPT_UDP:
+		case OPT_ICMP:
+		case OPT_SADDR:
+		case OPT_DADDR:
+		case OPT_PCAP:
+		case OPT_FRAME: {
+			int e;
+
+			given |= c == OPT_PCAP || c == OPT_FRAME ? O_PCAP
+								 : O_FRAME;
+			e = trace_opt(c, optarg, o, err, errlen);
+			if (e)
+				return e;
+			break;
+		}
 		case 'n':
 			given |= O_NOFOLLOW;
 			o->no_follow = 1;
@@ -460,5 +744,7 @@ int xn_parse_args(int argc, char **argv, struct xn_opts *o, char *err,
 			    "--prom too");
 	if (o->cmd == XN_CMD_STATS && o->count && !o->interval)
 		o->interval = 1;
+	if (o->cmd == XN_CMD_TRACE)
+		return trace_check(o, err, errlen);
 	return 0;
 }

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include "lib/frame.h"
 
 enum xn_cmd {
 	XN_CMD_NONE,
@@ -19,6 +20,7 @@ enum xn_cmd {
 	XN_CMD_EXPORTER,
 	XN_CMD_FOLLOW,
 	XN_CMD_DUMP,
+	XN_CMD_TRACE,
 };
 
 struct xn_opts {
@@ -45,6 +47,12 @@ struct xn_opts {
 	unsigned int snaplen; /* --snaplen (0: XDPNET_DUMP_MAX) */
 	const char *write;    /* --write FILE ("-" or NULL: stdout) */
 	const char *arg;      /* latency: "on" / "off"; NULL: show the state */
+	/* trace */
+	const char *in;		    /* --in PORT (NULL: the pcapng's) */
+	struct xn_frame_spec frame; /* --src, --dst, --vlan, --len, ... */
+	unsigned int frame_set;	    /* which of them: 1 << (OPT_* - OPT_SRC) */
+	const char *pcap;	    /* --pcap FILE */
+	unsigned long frame_no;	    /* --frame N (default 1) */
 };
 
 /* Returns 0, or XN_EUSAGE with a one-line message in err. */

@@ -16,6 +16,7 @@ int xn_stats(const struct xn_opts *o);
 int xn_latency(const struct xn_opts *o);
 int xn_exporter(const struct xn_opts *o);
 int xn_dump(const struct xn_opts *o);
+int xn_trace(const struct xn_opts *o);
 
 /* Run the command o names (help and version included). */
 int xn_cmd_run(const struct xn_opts *o);

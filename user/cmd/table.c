@@ -29,8 +29,8 @@ static const struct {
 	{ XN_CMD_STATUS, xn_status },	{ XN_CMD_FDB, xn_fdb },
 	{ XN_CMD_FOLLOW, xn_follow },	{ XN_CMD_STATS, xn_stats },
 	{ XN_CMD_LATENCY, xn_latency }, { XN_CMD_EXPORTER, xn_exporter },
-	{ XN_CMD_DUMP, xn_dump },	{ XN_CMD_VERSION, version },
-	{ XN_CMD_HELP, help },
+	{ XN_CMD_DUMP, xn_dump },	{ XN_CMD_TRACE, xn_trace },
+	{ XN_CMD_VERSION, version },	{ XN_CMD_HELP, help },
 };
 
 int xn_cmd_run(const struct xn_opts *o)

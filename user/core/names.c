@@ -153,3 +153,58 @@ const char *xn_lat_path_name(unsigned int path)
 		return "?";
 	}
 }
+
+static const struct {
+	const char *name, *text;
+} checks[XDPNET_CK_N] = {
+	[XDPNET_CK_FRAME] = { "frame", "a whole Ethernet header (and tag)" },
+	[XDPNET_CK_TAG_PROTO] = { "tag_proto",
+				  "a tag of the bridge's VLAN protocol" },
+	[XDPNET_CK_IN_PORT] = { "in_port", "the ingress port is carried" },
+	[XDPNET_CK_IN_LIVE] = { "in_live",
+				"still a port of the bridge, bridge not "
+				"promiscuous (read from the kernel)" },
+	[XDPNET_CK_BYPASS] = { "bypass", "the bridge lets frames be bypassed" },
+	[XDPNET_CK_UNICAST] = { "unicast", "unicast destination" },
+	[XDPNET_CK_IN_FWD] = { "in_forwarding",
+			       "ingress port forwarding, not held" },
+	[XDPNET_CK_IN_UNLOCKED] = { "in_unlocked", "ingress port not locked" },
+	[XDPNET_CK_IN_VLAN] = { "in_vlan", "the VLAN allowed on ingress" },
+	[XDPNET_CK_SRC_VALID] = { "src_valid",
+				  "source neither group nor zero" },
+	[XDPNET_CK_SRC_KNOWN] = { "src_known",
+				  "the bridge has the source on this port" },
+	[XDPNET_CK_KEEPALIVE] = { "keepalive",
+				  "the source's entry needs no keep-alive "
+				  "frame yet" },
+	[XDPNET_CK_DST_KNOWN] = { "dst_known", "destination in the FDB" },
+	[XDPNET_CK_DST_REMOTE] = { "dst_remote",
+				   "destination not the host's own" },
+	[XDPNET_CK_DST_UNLOCKED] = { "dst_unlocked",
+				     "destination entry not locked" },
+	[XDPNET_CK_NOT_HAIRPIN] = { "not_hairpin",
+				    "destination behind another port" },
+	[XDPNET_CK_OUT_PORT] = { "out_port", "the egress port is carried" },
+	[XDPNET_CK_OUT_FWD] = { "out_forwarding",
+				"egress port forwarding, not held" },
+	[XDPNET_CK_ISOLATION] = { "isolation",
+				  "not both isolated, egress not locked" },
+	[XDPNET_CK_OUT_VLAN] = { "out_vlan",
+				 "egress a member of the VLAN, tagged alike" },
+	[XDPNET_CK_XDP_TARGET] = { "xdp_target",
+				   "egress port takes XDP redirects" },
+	[XDPNET_CK_MTU] = { "mtu", "within the egress port's MTU" },
+	[XDPNET_CK_XDP_CSUM] = { "xdp_csum",
+				 "size, protocol and checksum fit an XDP "
+				 "redirect" },
+};
+
+const char *xn_check_name(unsigned int ck)
+{
+	return ck < XDPNET_CK_N ? checks[ck].name : NULL;
+}
+
+const char *xn_check_text(unsigned int ck)
+{
+	return ck < XDPNET_CK_N ? checks[ck].text : NULL;
+}

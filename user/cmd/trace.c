@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * xdpnet trace BRIDGE --in PORT (--src MAC --dst MAC [...] | --pcap FILE)
+ * [--json]: what the datapath would do with that frame arriving on PORT,
+ * stage by stage, and why (core/trace.c), printed by out/trace.c. Nothing
+ * the datapath keeps changes.
+ */
+#include <stdio.h>
+#include "lib/exit.h"
+#include "lib/frame.h"
+#include "lib/log.h"
+#include "lib/nl.h"
+#include "lib/pcap_read.h"
+#include "core/system.h"
+#include "core/trace.h"
+#include "out/trace.h"
+#include "cmd/cmd.h"
+
+int xn_trace(const struct xn_opts *o)
+{
+	static __u8 buf[XN_TRACE_MAX_FRAME];
+	struct xn_pcap_frame pf = { .buf = buf, .cap = sizeof(buf) };
+	struct xn_trace t = { .frame = buf };
+	struct xn_link br, port;
+	const char *in = o->in;
+	int err;
+
+	err = xn_prepare_for(XN_CAPS_ADMIN, o->bridge, &br);
+	if (err)
+		return err;
+	if (o->pcap) {
+		if (xn_pcap_read(o->pcap, o->frame_no, &pf))
+			return XN_EUSAGE;
+		t.len = pf.len;
+		if (!in && (!pf.ifname[0] || pf.outbound)) {
+			xn_err("%s: the capture does not say which port frame "
+			       "%lu arrived on; give --in PORT",
+			       o->pcap, o->frame_no);
+			return XN_EUSAGE;
+		}
+		if (!in)
+			in = pf.ifname;
+	} else {
+		t.len = xn_frame_build(&o->frame, buf, sizeof(buf));
+		if (!t.len) {
+			xn_err("the frame does not fit in %zu bytes",
+			       sizeof(buf));
+			return XN_EUSAGE;
+		}
+	}
+	if (xn_get_link(in, &port) || port.master != br.ifindex) {
+		xn_err("%s is not a port of %s", in, o->bridge);
+		return XN_EUSAGE;
+	}
+	t.ifindex = port.ifindex;
+	err = xn_trace_run(o->bridge, &t);
+	if (err)
+		return err;
+	xn_trace_print(stdout, o->bridge, in, &t, o->json);
+	return XN_OK;
+}
