@@ -200,7 +200,7 @@ static int is_follower(pid_t pid, const char *bridge)
 int xn_follower_stop(const char *bridge)
 {
 	char unit[128];
-	pid_t pid;
+	pid_t pid, last = 0;
 	int i;
 
 	if (!xn_follower_alive(bridge, &pid))
@@ -214,6 +214,8 @@ int xn_follower_stop(const char *bridge)
 			run(argv);
 	}
 	for (i = 0; i < 500 && xn_follower_alive(bridge, &pid); i++) {
+		if (pid > 0)
+			last = pid;
 		if (i == 0 && pid > 0 && is_follower(pid, bridge))
 			kill(pid, SIGTERM);
 		if (i == 300 && pid > 0 && is_follower(pid, bridge))
@@ -225,5 +227,11 @@ int xn_follower_stop(const char *bridge)
 		       (int)pid);
 		return XN_ERR;
 	}
+	/* Its lock goes before the process does; until the process is gone
+	 * it may hold programs (libxdp 1.3 leaves descriptors open in it),
+	 * which would outlive a detach by as long as its exit takes. (A
+	 * zombie has no cmdline: gone.) */
+	for (i = 0; last > 0 && i < 1000 && is_follower(last, bridge); i++)
+		usleep(10000);
 	return 0;
 }
