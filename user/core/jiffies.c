@@ -19,6 +19,26 @@ int xn_jiffies(const struct xn_state *s, __u32 *j)
 	return 0;
 }
 
+/* The jiffies and the monotonic clock at one moment: the jiffies read
+ * between two clock readings at most 2 ms apart (a process preempted in
+ * between, on a loaded host, would skew the rate; tried up to 50 times). */
+static int sample(const struct xn_state *s, __u32 *j, double *t)
+{
+	double a, b = 0;
+	int i;
+
+	for (i = 0; i < 50; i++) {
+		a = xn_mono_s();
+		if (xn_jiffies(s, j))
+			return -1;
+		b = xn_mono_s();
+		if (b - a <= 0.002)
+			break;
+	}
+	*t = (a + b) / 2;
+	return 0;
+}
+
 __u32 xn_measure_hz(const struct xn_state *s)
 {
 	static const __u32 known[] = { 100, 250, 300, 1000 };
@@ -27,12 +47,10 @@ __u32 xn_measure_hz(const struct xn_state *s)
 	double t0, t1, hz;
 	unsigned int i;
 
-	t0 = xn_mono_s();
-	if (xn_jiffies(s, &j0))
+	if (sample(s, &j0, &t0))
 		return 0;
 	nanosleep(&d, NULL);
-	t1 = xn_mono_s();
-	if (xn_jiffies(s, &j1) || t1 <= t0)
+	if (sample(s, &j1, &t1) || t1 <= t0)
 		return 0;
 	hz = (__u32)(j1 - j0) / (t1 - t0);
 	/* Within a jiffy of 100 ms: the nearest value Linux allows. */
