@@ -214,8 +214,13 @@ void xn_usage(FILE *f)
 
 	fputs("usage: xdpnet COMMAND [ARGS]\n\ncommands:\n", f);
 	for (i = 0; i < N_CMDS; i++)
-		fprintf(f, "  %-8s %-34s %s\n", cmds[i].name, cmds[i].args,
-			cmds[i].help);
+		if (strlen(cmds[i].args) > 34) /* the help on a line of its own
+						*/
+			fprintf(f, "  %-8s %s\n  %-8s %-34s %s\n", cmds[i].name,
+				cmds[i].args, "", "", cmds[i].help);
+		else
+			fprintf(f, "  %-8s %-34s %s\n", cmds[i].name,
+				cmds[i].args, cmds[i].help);
 	fputs("\noptions:\n", f);
 	for (i = 0; i < N_OPTS; i++)
 		if (!opt_defs[i].help)
