@@ -91,8 +91,6 @@ refusals_attached() {
 }
 
 # The dump's switch, from its pinned map: 1 while a dump runs.
-dump_on() { bpftool map lookup pinned "$PIN/dump" key 0 0 0 0 -j | jq -r '.formatted.value[".data.dump"][0].xdpnet_dump.on'; }
-is_on() { [ "$(dump_on)" = 1 ]; }
 is_off() { [ "$(dump_on)" = 0 ]; }
 
 # dump_start FILE ARGS...: a dump in the background (DUMP_PID), once its

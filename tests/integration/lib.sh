@@ -566,6 +566,10 @@ sw_state() {
 
 ATTACHED_MODE= # mode we attached with, empty when detached
 
+# The dump switch of $PIN (pinned "dump" map): 1 while a dump runs.
+dump_on() { bpftool map lookup pinned "$PIN/dump" key 0 0 0 0 -j | jq -r '.formatted.value[".data.dump"][0].xdpnet_dump.on'; }
+is_on() { [ "$(dump_on)" = 1 ]; }
+
 status_json() { # FILE
 	xn status "$BR" --json >"$1" 2>"$1.err"
 }

@@ -217,8 +217,6 @@ pcap_stand_in() {
 	echo "from the capture: $a; from fields: $b"
 	[ "$a" = '["tc_redirect","xnyv2",200]' ] && [ "$a" = "$b" ]
 }
-dump_on() { bpftool map lookup pinned "$PIN/dump" key 0 0 0 0 -j | jq -r '.formatted.value[".data.dump"][0].xdpnet_dump.on'; }
-is_on() { [ "$(dump_on)" = 1 ]; }
 pcap_dump() {
 	local f=$WORK/d.pcapng pid a
 	nsenter --net="/run/netns/$SW" "$XDPNET" dump "$BR" --path tc -c 1 -w "$f" 2>"$f.err" &
