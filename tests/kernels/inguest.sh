@@ -10,11 +10,11 @@
 #   - semantics.sh's VLAN cases (VLAN filtering: membership, tagging,
 #     pvid, per-VLAN state, 802.1ad, a VLAN change under traffic), each on
 #     the plain bridge first; XNK_SEM_ARGS: more semantics.sh options;
-#   - the hook-sharing cases: semantics.sh's xdpfilter case on taps with
-#     XDPNET_XDP_DISPATCHER=1 (XNK_SHARE_ARGS: other semantics.sh options,
+#   - the hook-sharing cases: semantics.sh's xdpfilter case on taps, with
+#     the dispatcher (the default there; XNK_SHARE_ARGS: other semantics.sh options,
 #     e.g. "--cases tcx,tcxegress,xdpfilter"), xdp-filter beside xdpnet in
 #     libxdp's dispatcher, which these kernels run; with
-#     XNK_SHARE_UPGRADE=1, upgrade.sh --xdp-filter (direct links);
+#     XNK_SHARE_UPGRADE=1, upgrade.sh --xdp-filter (in the dispatcher);
 #   - with XNK_SELFTESTS_DIR (make check-kernels-full), the kernel's own
 #     bridge tests, plain and with xdpnet (tests/kernels/selftests.sh).
 # XNK_PARTS: only these of "bpf core vlan share selftests" (default: all).
@@ -45,9 +45,9 @@ if part vlan "semantics.sh's VLAN cases"; then
 	tests/integration/semantics.sh --cases vlan,vlanstate,qinq,vlanchange ${XNK_SEM_ARGS:-} || st=1
 fi
 if part share "the hook-sharing cases"; then
-	echo "# --- XDPNET_XDP_DISPATCHER=1 tests/integration/semantics.sh ${XNK_SHARE_ARGS:=--cases xdpfilter --kinds tap}"
+	echo "# --- tests/integration/semantics.sh ${XNK_SHARE_ARGS:=--cases xdpfilter --kinds tap}"
 	# shellcheck disable=SC2086
-	XDPNET_XDP_DISPATCHER=1 tests/integration/semantics.sh $XNK_SHARE_ARGS || st=1
+	tests/integration/semantics.sh $XNK_SHARE_ARGS || st=1
 	if [ "${XNK_SHARE_UPGRADE:-0}" = 1 ]; then
 		echo "# --- tests/integration/upgrade.sh --xdp-filter"
 		tests/integration/upgrade.sh --xdp-filter || st=1

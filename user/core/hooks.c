@@ -369,8 +369,8 @@ void xn_unhook_xdp(struct xn_state *s, __u32 ifindex)
 
 	xn_port_leaf(leaf, sizeof(leaf), XN_PORT_XDP, ifindex);
 	link_remove(s, leaf);
-	/* Whether or not this process would use the dispatcher: an attach
-	 * with XDPNET_XDP_DISPATCHER=1 may have put ours there. */
+	/* Whether or not this process would use the dispatcher: another
+	 * attach (without XDPNET_XDP_DISPATCHER=0) may have put ours there. */
 	xn_mp_detach(ifindex);
 }
 

@@ -64,18 +64,13 @@ static int probe(void)
 	return err;
 }
 
-/*
- * Off unless XDPNET_XDP_DISPATCHER=1. (The TCP resets once blamed on it
- * were upgrade.sh's time limit; with it as the default, a detach in a 6.12
- * guest left xdpnet's extension loaded for seconds: most likely the
- * follower's libxdp descriptors, held until its process is gone, which
- * detach now waits for; not yet run as the default in the guests.)
- */
+/* On where the kernel runs it, unless XDPNET_XDP_DISPATCHER=0 (direct
+ * links, as before 0.3). */
 static int dispatcher_off(void)
 {
 	const char *e = getenv("XDPNET_XDP_DISPATCHER");
 
-	return !e || strcmp(e, "1");
+	return e && !strcmp(e, "0");
 }
 
 int xn_mp_available(const char **why)
@@ -89,9 +84,8 @@ int xn_mp_available(const char **why)
 		state = !err;
 		if (err == -ECANCELED)
 			snprintf(text, sizeof(text),
-				 "libxdp's dispatcher is off unless "
-				 "XDPNET_XDP_DISPATCHER=1 (not yet the "
-				 "default)");
+				 "libxdp's dispatcher is off "
+				 "(XDPNET_XDP_DISPATCHER=0)");
 		else if (err)
 			snprintf(text, sizeof(text),
 				 "the kernel does not run libxdp's dispatcher: "
