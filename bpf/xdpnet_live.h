@@ -40,8 +40,8 @@ enum xdpnet_live {
 extern void *bpf_cast_to_kern_ctx(void *) __ksym;
 extern void *bpf_rdonly_cast(void *obj, __u32 btf_id) __ksym;
 
-/* *refresh_j: the keep-alive interval, lowered to a quarter of the
- * bridge's forward delay during a topology change. trace: remember
+/* *refresh_j: the keep-alive interval, lowered to XDPNET_REFRESH_DIV'th of
+ * the bridge's forward delay during a topology change. trace: remember
  * nothing. */
 static __always_inline int live_port(struct net_device *dev, __u32 *flags,
 				     __u32 *refresh_j, const int trace)
@@ -71,7 +71,7 @@ static __always_inline int live_port(struct net_device *dev, __u32 *flags,
 	if (br->dev->flags & IFF_PROMISC_)
 		return XDPNET_LIVE_PROMISC;
 	if (br->topology_change) {
-		__u64 fd = br->forward_delay / 4;
+		__u64 fd = br->forward_delay / XDPNET_REFRESH_DIV;
 
 		if (fd < *refresh_j)
 			*refresh_j = fd;

@@ -174,6 +174,17 @@ enum xdpnet_vlan_filtering {
 	XDPNET_VF_8021AD,
 };
 
+/* The bridge FDB keep-alive (xdpnet_cfg.refresh_j): one frame per source
+ * MAC and interval goes to the bridge, the interval being this fraction
+ * of the bridge's ageing (forward_delay during a topology change), at
+ * most XDPNET_REFRESH_MAX_MS and never below XDPNET_REFRESH_MIN_MS. The
+ * bridge then forgets a silent source up to one interval earlier than it
+ * would without xdpnet: the frames after the last one it saw were
+ * bypassed. */
+#define XDPNET_REFRESH_DIV 16
+#define XDPNET_REFRESH_MAX_MS 1000
+#define XDPNET_REFRESH_MIN_MS 100
+
 struct xdpnet_cfg {
 	__u32 bridge_ifindex;
 	__u16 port_gen;	     /* bumped whenever a slot changes hands */

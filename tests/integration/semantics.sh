@@ -37,6 +37,8 @@
 #             forwards GSO frames whatever their segments)
 #   ageing    ageing_time 5 s: a silent source ages out of the bridge and of
 #             xdpnet's copy, and frames to it flood; an active one stays
+#   silence   a source silent for 8.5 s of a 10 s ageing time is still
+#             known to the bridge: frames to it never flood
 #   hub       ageing_time 0: every frame floods, nothing is bypassed
 #   tc        tc on the ports: a filter dropping at one port's ingress, a
 #             qdisc and a filter dropping at two ports' egress: nothing
@@ -79,7 +81,7 @@ set -u
 . "$HERE/semlib.sh"
 . "$HERE/semshare.sh"
 
-CASES=${SEM_CASES:-flood,vxlan,stp,blocking,isolation,locked,learning,static,mtu,gso,ageing,hub,tc,promisc,tunnel,tcn,vlan,vlanstate,qinq,vlanchange,tcx,tcxegress,xdpfilter}
+CASES=${SEM_CASES:-flood,vxlan,stp,blocking,isolation,locked,learning,static,mtu,gso,ageing,silence,hub,tc,promisc,tunnel,tcn,vlan,vlanstate,qinq,vlanchange,tcx,tcxegress,xdpfilter}
 KINDS=${SEM_KINDS:-veth,tap}
 VARIANTS=${SEM_VARIANTS:-}
 FULL=0
@@ -498,6 +500,36 @@ case_ageing() { # VARIANT
 	return $st
 }
 
+# A source that falls silent is forgotten no earlier than the bridge
+# would forget it, give or take one keep-alive interval (include/xdpnet.h):
+# ageing 10 s, keep-alive 625 ms. Stand-in 2 sends 2.3 s of frames to 1
+# and then nothing, while 1 sends to 2 until 8.5 s after 2's last frame.
+# On the plain bridge 2's entry lives 10 s past that frame; with xdpnet at
+# least 10 - 0.625 s. With a keep-alive of a quarter of the ageing (2.5 s,
+# longer than the burst) the bridge had seen none of 2's burst, or only
+# its first frame, and flooded 1's last frames to 3 and 4.
+case_silence() { # VARIANT
+	local v=$1 st=0 i pids=()
+	ip -n "$SW" link set "$BR" type bridge ageing_time 1000 || return 1
+	v_attach "$v" || return 1
+	[ "$v" = bridge ] || echo "keep-alive: $(xn status "$BR" --json | jq '.bridges[0].refresh_ms') ms"
+	learn_all || return 1
+	m_start || return 1
+	nsx "${VNS[2]}" "$FR" send eth0 --dst "${VMAC[1]}" --src "${VMAC[2]}" --count 46 --rate 20 --tag 21 >/dev/null &
+	pids+=($!)
+	nsx "${VNS[1]}" "$FR" send eth0 --dst "${VMAC[2]}" --src "${VMAC[1]}" --count 216 --rate 20 --tag 12 >/dev/null &
+	pids+=($!)
+	for i in "${pids[@]}"; do track "$i"; done
+	for i in "${pids[@]}"; do wait "$i"; untrack "$i"; done
+	m_end || st=1
+	echo "stand-in 2 silent for the last 8.5 s of 1's frames; nothing of them floods:"
+	expect_at 21 "1=46" && expect_at 12 "2=216" || st=1
+	show_ctr "$v" "${VPORT[2]}" pass_refresh tc_redirect xdp_redirect
+	ip -n "$SW" link set "$BR" type bridge ageing_time 30000
+	v_detach "$v" || st=1
+	return $st
+}
+
 # Hub mode (ageing_time 0): every frame floods to every port.
 case_hub() { # VARIANT pre|post
 	local v=$1 when=$2 st=0 f=$WORK/hub.json
@@ -879,6 +911,10 @@ case_tcn() { # VARIANT pre|post
 	learn_all || return 1
 	if [ "$when" = pre ]; then v_attach "$v" || return 1; fi
 	[ "$v" = bridge ] || echo "keep-alive: $(xn status "$BR" --json | jq '.bridges[0].refresh_ms') ms"
+	# Learnt again: an attach on a loaded host may take longer than the
+	# 10 s ageing, and the flow's first frame would then flood (on the
+	# plain bridge as well, were it as slow).
+	learn_all || return 1
 	m_start || return 1
 	nsx "${VNS[1]}" "$FR" send eth0 --dst "${VMAC[2]}" --src "${VMAC[1]}" --count 300 --rate 25 --tag 12 >/dev/null &
 	pids+=($!)
@@ -1117,6 +1153,7 @@ kind_cases() {
 	}
 	want gso && run_case gso "GSO: frames whose segments fit are bypassed, the others take the bridge" "$BEFORE_VARIANTS"
 	want ageing && run_case ageing "ageing 5 s: a silent MAC ages out and floods, an active one stays" "$BEFORE_VARIANTS"
+	want silence && run_case silence "a source silent for 8.5 s of a 10 s ageing is still known: nothing floods" "$BEFORE_VARIANTS"
 	want hub && {
 		run_case hub "hub mode (ageing 0) before attach: every frame floods" "$BEFORE_VARIANTS" pre
 		NOBASE=1 run_case hub "hub mode (ageing 0) after attach: every frame floods" "$AFTER_VARIANTS" post

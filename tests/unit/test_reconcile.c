@@ -243,16 +243,16 @@ struct cfg_case {
 };
 
 static const struct cfg_case cfg_cases[] = {
-	/* ageing_time / 4, in jiffies */
-	{ "default ageing, 250 Hz", 30000, 0, 0, 0, 0, 250, 0, 1, 18750,
+	/* ageing_time / XDPNET_REFRESH_DIV, in jiffies, at most 1 s */
+	{ "default ageing, 250 Hz", 30000, 0, 0, 0, 0, 250, 0, 1, 250,
 	  XDPNET_BHOLD_NONE, 0, 0, 0 },
-	{ "default ageing, 1000 Hz", 30000, 0, 0, 0, 0, 1000, 0, 1, 75000,
+	{ "default ageing, 1000 Hz", 30000, 0, 0, 0, 0, 1000, 0, 1, 1000,
 	  XDPNET_BHOLD_NONE, 0, 0, 0 },
-	{ "default ageing, 100 Hz", 30000, 0, 0, 0, 0, 100, 0, 1, 7500,
+	{ "default ageing, 100 Hz", 30000, 0, 0, 0, 0, 100, 0, 1, 100,
 	  XDPNET_BHOLD_NONE, 0, 0, 0 },
-	{ "ageing 10 s, 300 Hz", 1000, 0, 0, 0, 0, 300, 0, 1, 750,
+	{ "ageing 10 s, 300 Hz", 1000, 0, 0, 0, 0, 300, 0, 1, 187,
 	  XDPNET_BHOLD_NONE, 0, 0, 0 },
-	{ "ageing not a multiple of 4", 1003, 0, 0, 0, 0, 1000, 0, 1, 2500,
+	{ "ageing not a multiple of 16", 1003, 0, 0, 0, 0, 1000, 0, 1, 626,
 	  XDPNET_BHOLD_NONE, 0, 0, 0 },
 	/* never below 100 ms */
 	{ "ageing 0.4 s", 40, 0, 0, 0, 0, 1000, 0, 1, 100, XDPNET_BHOLD_NONE, 0,
@@ -262,40 +262,39 @@ static const struct cfg_case cfg_cases[] = {
 	/* hub mode: ageing_time 0 */
 	{ "hub mode", 0, 0, 0, 0, 0, 250, 0, 0, 25, XDPNET_BHOLD_HUB, 0, 0, 0 },
 	/* VLAN filtering: any non-zero value */
-	{ "vlan filtering", 30000, 1, 0, 0, 0, 250, 1, 1, 18750,
+	{ "vlan filtering", 30000, 1, 0, 0, 0, 250, 1, 1, 250,
 	  XDPNET_BHOLD_NONE, 0, 0, 0 },
-	{ "vlan filtering 0x100", 30000, 0x100, 0, 0, 0, 250, 1, 1, 18750,
+	{ "vlan filtering 0x100", 30000, 0x100, 0, 0, 0, 250, 1, 1, 250,
 	  XDPNET_BHOLD_NONE, 0, 0, 0 },
 	/* MST: per-VLAN port states the datapath cannot see */
-	{ "mst", 30000, 1, 1, 0, 0, 250, 1, 0, 18750, XDPNET_BHOLD_MST, 0, 0,
-	  0 },
+	{ "mst", 30000, 1, 1, 0, 0, 250, 1, 0, 250, XDPNET_BHOLD_MST, 0, 0, 0 },
 	/* filters between ports, not bypassed */
-	{ "filters", 30000, 0, 0, XDPNET_BHOLD_FILTERS, 0, 250, 0, 0, 18750,
+	{ "filters", 30000, 0, 0, XDPNET_BHOLD_FILTERS, 0, 250, 0, 0, 250,
 	  XDPNET_BHOLD_FILTERS, 0, 0, 0 },
 	{ "filters unreadable", 30000, 0, 0, XDPNET_BHOLD_UNKNOWN, 0, 250, 0, 0,
-	  18750, XDPNET_BHOLD_UNKNOWN, 0, 0, 0 },
+	  250, XDPNET_BHOLD_UNKNOWN, 0, 0, 0 },
 	/* hub mode wins over what the policy says */
 	{ "hub mode and filters", 0, 0, 0, XDPNET_BHOLD_FILTERS, 0, 250, 0, 0,
 	  25, XDPNET_BHOLD_HUB, 0, 0, 0 },
-	{ "no policy", 30000, 0, 0, 0, 1, 250, 0, 1, 18750, XDPNET_BHOLD_NONE,
-	  0, 0, 0 },
-	{ "ageing 10^6 s, 1000 Hz", 100000000U, 0, 0, 0, 0, 1000, 0, 1,
-	  250000000, XDPNET_BHOLD_NONE, 0, 0, 0 },
+	{ "no policy", 30000, 0, 0, 0, 1, 250, 0, 1, 250, XDPNET_BHOLD_NONE, 0,
+	  0, 0 },
+	{ "ageing 10^6 s, 1000 Hz", 100000000U, 0, 0, 0, 0, 1000, 0, 1, 1000,
+	  XDPNET_BHOLD_NONE, 0, 0, 0 },
 	/* STP on: a topology change ages after forward_delay, so the
-	 * shorter of the two, a quarter of it */
-	{ "STP on, forward delay 15 s", 30000, 0, 0, 0, 0, 250, 0, 1, 937,
+	 * shorter of the two, a sixteenth of it */
+	{ "STP on, forward delay 15 s", 30000, 0, 0, 0, 0, 250, 0, 1, 234,
 	  XDPNET_BHOLD_NONE, 1, 1500, 0 },
 	{ "STP on, ageing 10 s below forward delay 15 s", 1000, 0, 0, 0, 0, 250,
-	  0, 1, 625, XDPNET_BHOLD_NONE, 1, 1500, 0 },
+	  0, 1, 156, XDPNET_BHOLD_NONE, 1, 1500, 0 },
 	{ "user-space STP, forward delay 2 s", 30000, 0, 0, 0, 0, 1000, 0, 1,
-	  500, XDPNET_BHOLD_NONE, 2, 200, 0 },
-	{ "STP off: forward delay unused", 30000, 0, 0, 0, 0, 250, 0, 1, 18750,
+	  125, XDPNET_BHOLD_NONE, 2, 200, 0 },
+	{ "STP off: forward delay unused", 30000, 0, 0, 0, 0, 250, 0, 1, 250,
 	  XDPNET_BHOLD_NONE, 0, 200, 0 },
 	/* promiscuous: the bridge hands every frame to the host too */
-	{ "promiscuous", 30000, 0, 0, 0, 0, 250, 0, 0, 18750,
+	{ "promiscuous", 30000, 0, 0, 0, 0, 250, 0, 0, 250,
 	  XDPNET_BHOLD_PROMISC, 0, 1500, 1 },
 	{ "promiscuous, filters", 30000, 0, 0, XDPNET_BHOLD_FILTERS, 0, 250, 0,
-	  0, 18750, XDPNET_BHOLD_PROMISC, 0, 1500, 2 },
+	  0, 250, XDPNET_BHOLD_PROMISC, 0, 1500, 2 },
 	{ "hub mode wins over promiscuous", 0, 0, 0, 0, 0, 250, 0, 0, 25,
 	  XDPNET_BHOLD_HUB, 0, 1500, 1 },
 };

@@ -69,28 +69,24 @@ int xn_port_want(const struct xn_link *br, const struct xn_link *l,
 	return 1;
 }
 
-/* Bridge FDB keep-alive: four frames per ageing period, so that a lost
- * frame or a busy CPU never lets an entry expire; never below 100 ms.
- * With STP on, a topology change (which any port's TCN BPDU starts, and
- * which the kernel announces nowhere) makes the bridge age its entries
- * after forward_delay instead: the shorter of the two, always. (The live
- * datapath also reads the topology change and the delay in use.) */
+/* Bridge FDB keep-alive (include/xdpnet.h): XDPNET_REFRESH_DIV frames per
+ * ageing period, so that a lost frame or a busy CPU never lets an entry
+ * expire and a source that falls silent is forgotten at most one interval
+ * early; at most 1 s, never below 100 ms. With STP on, a topology change
+ * (which any port's TCN BPDU starts, and which the kernel announces
+ * nowhere) makes the bridge age its entries after forward_delay instead:
+ * the shorter of the two, always. (The live datapath also reads the
+ * topology change and the delay in use.) */
 static __u32 refresh_j_for(const struct xn_link *br, __u32 hz)
 {
-	__u32 age = br->ageing_time_cs;
-	__u64 cs, j;
+	__u64 age = br->ageing_time_cs, j, lo, hi;
 
 	if (br->br_stp && br->forward_delay_cs < age)
 		age = br->forward_delay_cs;
-	cs = age / 4;
-
-	if (cs < 10)
-		cs = 10;
-	/* The datapath compares 32-bit jiffies as signed differences: an
-	 * interval must stay well below 2^31 (a quarter of the range here,
-	 * about 50 days at 250 Hz; ageing times that long never expire). */
-	j = cs * hz / 100;
-	return j < 0x3fffffff ? (__u32)j : 0x3fffffff;
+	j = age * hz / (100 * XDPNET_REFRESH_DIV);
+	lo = (__u64)hz * XDPNET_REFRESH_MIN_MS / 1000;
+	hi = (__u64)hz * XDPNET_REFRESH_MAX_MS / 1000;
+	return j < lo ? lo : j > hi ? hi : j;
 }
 
 void xn_cfg_want(const struct xn_link *br, const struct xn_policy *pol,
