@@ -13,8 +13,11 @@
 #     takes over;
 #   - `xdpnet follow` of v1 started where a follower of the old build ran
 #     (a unit restarted with a newer binary): the same;
-#   - the fdb build: the fdb map is created anew and refilled from the
-#     bridge, counters kept; and back;
+#   - the fdb build (another default size): the pinned fdb map and its
+#     size are kept; `attach --fdb-size` (same build, then across builds)
+#     makes the map anew in the size asked for, carries every entry over
+#     and refills it from the bridge, counters kept; a size below the
+#     entries held is refused with one line, nothing changed;
 #   - counters pinned in a layout no build can carry over: attach refuses
 #     with one line that says what to do, and changes nothing;
 #   - zero lost connections, zero corrupt bytes, the flood's loss.
@@ -158,7 +161,8 @@ xdp_kernel_ids() {
 	done | tr '\n' ' '
 }
 
-# compare OLD NEW MODE: MODE same|new-progs|new-fdb
+# compare OLD NEW MODE: MODE same|new-progs|new-fdb|resized (new-fdb, same
+# build)
 compare() {
 	local a=$1 b=$2 mode=$3 st=0
 	jq -c '.links' "$a"; jq -c '.links' "$b"
@@ -213,7 +217,7 @@ compare() {
 			[$o[0].status.ports[] | .tc_prog_id] as $p |
 			($n | unique | length) == 1 and ($n | map(select(. as $x | $p | index($x))) | length) == 0' \
 			"$b" >/dev/null || { echo "FAIL: the TC stage does not run one new program everywhere"; st=1; }
-		[ "$(jq -r .status.build "$a")" != "$(jq -r .status.build "$b")" ] ||
+		[ "$mode" = resized ] || [ "$(jq -r .status.build "$a")" != "$(jq -r .status.build "$b")" ] ||
 			{ echo "FAIL: status shows the same build"; st=1; }
 	fi
 	# Counters kept: no counter of any port went down.
@@ -221,7 +225,7 @@ compare() {
 		.counters | to_entries[] | select(.value > $p.counters[.key])] | length == 0' "$b" >/dev/null ||
 		{ echo "FAIL: a counter went down (reset):"; jq -c '.status.ports[] | [.name, .counters.tc_redirect, .counters.xdp_redirect]' "$a" "$b"; st=1; }
 	[ "$(jq .stats_map.id "$a")" = "$(jq .stats_map.id "$b")" ] || { echo "FAIL: the stats map was replaced"; st=1; }
-	if [ "$mode" = new-fdb ]; then
+	if [ "$mode" = new-fdb ] || [ "$mode" = resized ]; then
 		[ "$(jq .fdb_map.id "$a")" != "$(jq .fdb_map.id "$b")" ] || { echo "FAIL: the fdb map was not re-created"; st=1; }
 	else
 		[ "$(jq .fdb_map.id "$a")" = "$(jq .fdb_map.id "$b")" ] || { echo "FAIL: the fdb map was replaced"; st=1; }
@@ -276,16 +280,21 @@ follower_is() { # BINARY
 	return 1
 }
 
-# upgrade_to BIN MODE: attach with BIN under traffic; compare.
+# upgrade_to BIN MODE [ATTACH ARGS]: attach with BIN under traffic; compare.
 upgrade_to() {
 	local bin=$1 mode=$2 out rc
+	shift 2
 	snap "$WORK/before.json" || return 1
-	out=$(xb "$bin" attach "$BR" 2>&1)
+	out=$(xb "$bin" attach "$BR" "$@" 2>&1)
 	rc=$?
 	echo "$out"
 	echo "exit $rc"
 	[ "$rc" = 0 ] || return 1
-	echo "$out" | grep -q upgraded || { echo "FAIL: attach does not say it upgraded"; return 1; }
+	if [ "$mode" = resized ]; then
+		echo "$out" | grep -q "learned FDB entries: room for" || { echo "FAIL: attach does not say the copy was resized"; return 1; }
+	else
+		echo "$out" | grep -q upgraded || { echo "FAIL: attach does not say it upgraded"; return 1; }
+	fi
 	follower_is "$bin" || return 1
 	snap "$WORK/after.json" || return 1
 	compare "$WORK/before.json" "$WORK/after.json" "$mode" || return 1
@@ -330,11 +339,18 @@ follow_takeover() {
 
 attach_default() { xn attach "$BR" && follower_is "$B0"; }
 
+# fdb_refilled [SIZE]: every stand-in's MAC in the fdb map (of SIZE
+# entries, as the map and status say).
 fdb_refilled() {
-	local f=$WORK/fdb.json n m
+	local f=$WORK/fdb.json n m max size
 	xn fdb "$BR" --json >"$f" || return 1
 	n=$(jq '.entries | length' "$f")
-	echo "fdb: $n entries; max_entries $(bpftool map show pinned "$PIN/fdb" -j | jq .max_entries)"
+	max=$(bpftool map show pinned "$PIN/fdb" -j | jq .max_entries)
+	size=$(xn status "$BR" --json | jq .bridges[0].fdb_size)
+	echo "fdb: $n entries; max_entries $max, status fdb_size $size"
+	if [ -n "${1:-}" ]; then
+		[ "$max" = "$1" ] && [ "$size" = "$1" ] || { echo "FAIL: want $1 entries of room"; return 1; }
+	fi
 	for m in 02:99:01:00:00:01 02:99:01:00:00:02 02:99:02:00:00:01 02:99:02:00:00:02; do
 		jq -e --arg m "$m" '[.entries[] | select(.mac == $m)] | length >= 1' "$f" >/dev/null ||
 			{ echo "FAIL: $m not in the new fdb map"; return 1; }
@@ -365,6 +381,22 @@ refuse_counters() {
 	compare "$WORK/before.json" "$WORK/after.json" same || return 1
 	jq -e .status.follower.running "$WORK/after.json" >/dev/null ||
 		{ echo "FAIL: the refused attach left no follower running"; return 1; }
+	follower_is "$B0" && transfers_alive && bypass_grows
+}
+
+# A size below what the copy holds: refused, one line, nothing changed.
+refuse_size() {
+	local rc lines
+	snap "$WORK/before.json" || return 1
+	xn attach "$BR" --fdb-size 2 >"$WORK/ref.out" 2>"$WORK/ref.err"
+	rc=$?
+	echo "exit $rc"; cat "$WORK/ref.out" "$WORK/ref.err"
+	lines=$(wc -l <"$WORK/ref.err")
+	[ "$rc" = 1 ] || { echo "FAIL: want exit 1"; return 1; }
+	[ "$lines" = 1 ] || { echo "FAIL: $lines lines on stderr"; return 1; }
+	grep -q 'give at least' "$WORK/ref.err" || { echo "FAIL: the error does not say what to do"; return 1; }
+	snap "$WORK/after.json"
+	compare "$WORK/before.json" "$WORK/after.json" same || return 1
 	follower_is "$B0" && transfers_alive && bypass_grows
 }
 
@@ -432,10 +464,15 @@ check "upgrade: attach with the same build replaces nothing" upgrade_same
 check "upgrade: follow of v1 where the old follower ran: takes over, links updated" follow_takeover "$B1"
 check "upgrade: follow of the default build: takes over back" follow_takeover "$B0"
 check "upgrade: attach brings the default build's follower back" attach_default
-check "upgrade: attach with the fdb build: fdb map re-created, counters kept" upgrade_to "$BF" new-fdb
-check "upgrade: the new fdb map was refilled from the bridge" fdb_refilled
-check "upgrade: attach with the default build: fdb map re-created again" upgrade_to "$B0" new-fdb
-check "upgrade: the fdb map was refilled again" fdb_refilled
+check "upgrade: attach with the fdb build (another default size): the fdb map and its size kept" upgrade_to "$BF" new-progs
+check "upgrade: the fdb map still has room for 16384" fdb_refilled 16384
+check "upgrade: attach --fdb-size 8192 (same build): fdb map made anew, entries carried, counters kept" upgrade_to "$BF" resized --fdb-size 8192
+check "upgrade: the new fdb map has room for 8192 and every entry" fdb_refilled 8192
+check "upgrade: attach with the default build: the size 8192 stays" upgrade_to "$B0" new-progs
+check "upgrade: the fdb map still has room for 8192" fdb_refilled 8192
+check "upgrade: attach --fdb-size 16384: made anew again" upgrade_to "$B0" resized --fdb-size 16384
+check "upgrade: the fdb map has room for 16384 and every entry" fdb_refilled 16384
+check "upgrade: attach --fdb-size below the entries held: refused, one line, nothing changed" refuse_size
 check "upgrade: counters of a layout no build carries over: refused, one line, nothing changed" refuse_counters
 check "upgrade: transfers intact (sha256), none lost; ping flood" traffic_finish
 note "ping flood: ${FLOOD_LINE:-?}"

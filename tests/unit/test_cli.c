@@ -528,6 +528,29 @@ static const struct err_case err_cases[] = {
 	{ A("follow", "br0", "--strict"), "not valid for 'follow'" },
 	{ A("follow", ".."), "not a valid interface name" },
 	{ A("follow", "abcdefghijklmnop"), "not a valid interface name" },
+	/* sizes: attach's, 1 to the table's largest, decimal */
+	{ A("attach", "br0", "--fdb-size", "0"),
+	  "--fdb-size must be 1 to 1048576, not '0'" },
+	{ A("attach", "br0", "--fdb-size", "-5"),
+	  "--fdb-size must be 1 to 1048576, not '-5'" },
+	{ A("attach", "br0", "--fdb-size", "1048577"),
+	  "--fdb-size must be 1 to 1048576, not '1048577'" },
+	{ A("attach", "br0", "--fdb-size", "16k"),
+	  "--fdb-size must be 1 to 1048576, not '16k'" },
+	{ A("attach", "br0", "--fdb-size", "0x100"),
+	  "--fdb-size must be 1 to 1048576, not '0x100'" },
+	{ A("attach", "br0", "--fdb-size", ""),
+	  "--fdb-size must be 1 to 1048576, not ''" },
+	{ A("attach", "br0", "--fdb-size", "99999999999999999999"),
+	  "--fdb-size must be 1 to 1048576" },
+	{ A("attach", "br0", "--static-size", "65537"),
+	  "--static-size must be 1 to 65536, not '65537'" },
+	{ A("attach", "br0", "--vlan-size", "none"),
+	  "--vlan-size must be 1 to 1048576, not 'none'" },
+	{ A("attach", "br0", "--fdb-size"), "needs a value" },
+	{ A("status", "br0", "--fdb-size", "64"), "not valid for 'status'" },
+	{ A("detach", "br0", "--vlan-size", "64"), "not valid for 'detach'" },
+	{ A("follow", "br0", "--static-size", "64"), "not valid for 'follow'" },
 	{ A("Follow", "br0"), "unknown command 'Follow'" },
 };
 
@@ -656,6 +679,7 @@ static void test_usage(void **state)
 		"attach", "follow", "detach", "status", "fdb", "help",
 		"version", "--mode", "--json", "--follow", "--no-follow",
 		"--bypass-filters", "--strict", "--verbose", "--help",
+		"--fdb-size", "--static-size", "--vlan-size",
 		"8 busy", "9 filters would be bypassed",
 		"exit codes",
 	};
@@ -677,6 +701,47 @@ static void test_usage(void **state)
 	free(buf);
 }
 
+/* attach --fdb-size, --static-size, --vlan-size: each into its slot,
+ * the last one given counting; none given: all 0 (keep what is pinned). */
+static void test_size_options(void **state)
+{
+	static const struct {
+		const char *args[MAX_ARGS + 1];
+		__u32 size[XN_SIZE_N];
+	} cases[] = {
+		{ A("attach", "br0"), { 0, 0, 0 } },
+		{ A("attach", "br0", "--fdb-size", "64"), { 64, 0, 0 } },
+		{ A("attach", "br0", "--fdb-size=1"), { 1, 0, 0 } },
+		{ A("attach", "--fdb-size", "1048576", "br0"),
+		  { 1048576, 0, 0 } },
+		{ A("attach", "br0", "--static-size", "65536"),
+		  { 0, 65536, 0 } },
+		{ A("attach", "br0", "--vlan-size", "300", "--fdb-size", "70",
+		    "--mode", "xdp"),
+		  { 70, 0, 300 } },
+		{ A("attach", "br0", "--fdb-size", "70", "--fdb-size", "80"),
+		  { 80, 0, 0 } },
+		{ A("attach", "br0", "--fdb-size", "007"), { 7, 0, 0 } },
+	};
+	unsigned int i, k;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct xn_opts o;
+		char err[256], what[256];
+		int rc;
+
+		describe(cases[i].args, what, sizeof(what));
+		rc = parse(cases[i].args, &o, err, sizeof(err));
+		if (rc)
+			fail_msg("[%s] returned %d: %s", what, rc, err);
+		for (k = 0; k < XN_SIZE_N; k++)
+			if (o.size[k] != cases[i].size[k])
+				fail_msg("[%s] size %u is %u, want %u", what, k,
+					 o.size[k], cases[i].size[k]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -685,6 +750,7 @@ int main(void)
 		cmocka_unit_test(test_bridge_points_into_argv),
 		cmocka_unit_test(test_dump_options),
 		cmocka_unit_test(test_trace_options),
+		cmocka_unit_test(test_size_options),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_error_small_buffer),
 		cmocka_unit_test(test_usage),

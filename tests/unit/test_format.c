@@ -715,6 +715,9 @@ static void setup_status(void)
 	bridges[0].follower_pid = 4242;
 	bridges[0].fdb_entries = 1;
 	bridges[0].fdb_static = 3;
+	bridges[0].size[XN_SIZE_FDB] = 64;
+	bridges[0].size[XN_SIZE_STATIC] = 4096;
+	bridges[0].size[XN_SIZE_VLANS] = 16384;
 	bridges[0].fdb_ev[XDPNET_FE_LEARN] = 5;
 	bridges[0].fdb_ev[XDPNET_FE_DELETE] = 2;
 	bridges[0].fdb_ev[XDPNET_FE_USER] = 1;
@@ -801,6 +804,9 @@ static void test_status_json(void **state)
 	assert_int_equal(jbool(o, "wanted"), 1);
 	assert_int_equal(jnum(b, "fdb_entries"), 1);
 	assert_int_equal(jnum(b, "fdb_static"), 3);
+	assert_int_equal(jnum(b, "fdb_size"), 64);
+	assert_int_equal(jnum(b, "static_size"), 4096);
+	assert_int_equal(jnum(b, "vlan_size"), 16384);
 	o = jget(b, "fdb_events");
 	assert_int_equal(o->n, XDPNET_FE_MAX);
 	assert_int_equal(jnum(o, "learned"), 5);
@@ -927,8 +933,8 @@ static void test_status_text(void **state)
 	xn_print_status(m.f, bridges, 2, 0);
 	s = mem_close(&m);
 	assert_null(strchr(s, '{'));
-	assert_contains(s, "br0: mode xdp, live datapath, 2 ports, fdb 1 "
-			   "learned + 3 static/local (mirrored in the "
+	assert_contains(s, "br0: mode xdp, live datapath, 2 ports, fdb 1/64 "
+			   "learned + 3/4096 static/local (mirrored in the "
 			   "kernel), vlan filtering on, bridge fdb keep-alive "
 			   "every 2500 ms\n");
 	assert_contains(s, "  follower: running (pid 4242)\n");
@@ -937,8 +943,8 @@ static void test_status_text(void **state)
 	/* only br0 has the note */
 	assert_null(strstr(strstr(s, "note:") + 1, "note:"));
 	assert_null(strstr(s, "strict"));
-	assert_contains(s, "br1: mode tc, portable datapath, 1 port, fdb 0 "
-			   "learned + 0 static/local (mirrored by the "
+	assert_contains(s, "br1: mode tc, portable datapath, 1 port, fdb 0/0 "
+			   "learned + 0/0 static/local (mirrored by the "
 			   "follower), vlan filtering off, bridge fdb "
 			   "keep-alive every 0 ms\n");
 	p = strstr(s, "br1: ");

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * xdpnet attach BRIDGE [--mode tc|xdp] [--no-follow] [--follow]
- * [--bypass-filters]: attach under the bridge's lock (core/attach.c),
- * then make sure a follower keeps the datapath in step with the bridge.
+ * [--bypass-filters] [--fdb-size N] [--static-size N] [--vlan-size N]: attach
+ * under the bridge's lock (core/attach.c), then make sure a follower keeps the
+ * datapath in step with the bridge.
  */
 #include <string.h>
 #include <sys/types.h>
@@ -42,6 +43,7 @@ int xn_attach(const struct xn_opts *o)
 			"datapath bypasses only sources the bridge has on "
 			"the ingress port");
 	ld.bridge_ifindex = br.ifindex;
+	memcpy(ld.size, o->size, sizeof(ld.size));
 	lk = xn_lock(br.name, 30);
 	if (lk < 0)
 		return XN_EBUSY;

@@ -10,6 +10,7 @@
 #include "lib/exit.h"
 #include "lib/util.h"
 #include "core/paths.h"
+#include "core/sizes.h"
 #include "cmd/cli.h"
 
 /* Which options each command takes. */
@@ -34,6 +35,7 @@ enum {
 	O_IN = 1 << 17,
 	O_FRAME = 1 << 18,   /* a field of trace's frame */
 	O_PCAP = 1 << 19,    /* --pcap, --frame */
+	O_SIZE = 1 << 20,    /* --fdb-size, --static-size, --vlan-size */
 	O_OPERAND = 1 << 30, /* not an option: one more word after BRIDGE */
 };
 
@@ -46,8 +48,9 @@ static const struct cmd_def {
 	const char *help;
 } cmds[] = {
 	{ "attach", XN_CMD_ATTACH, 1,
-	  O_MODE | O_FOLLOW | O_STRICT | O_NOFOLLOW | O_BYPASS,
-	  "BRIDGE [--mode tc|xdp] [--no-follow] [--bypass-filters]",
+	  O_MODE | O_FOLLOW | O_STRICT | O_NOFOLLOW | O_BYPASS | O_SIZE,
+	  "BRIDGE [--mode tc|xdp] [--no-follow] [--bypass-filters] "
+	  "[--fdb-size N]",
 	  "bypass the bridge between its tap/veth ports" },
 	{ "follow", XN_CMD_FOLLOW, 1, 0, "BRIDGE",
 	  "keep the datapath in step with the bridge (foreground)" },
@@ -99,6 +102,8 @@ enum {
 	OPT_DADDR,
 	OPT_PCAP,
 	OPT_FRAME,
+	OPT_SIZE, /* OPT_SIZE + enum xn_size_id */
+	OPT_SIZE_LAST = OPT_SIZE + XN_SIZE_N - 1,
 };
 
 static const struct opt_def {
@@ -196,6 +201,18 @@ static const struct opt_def {
 	{ { "frame", required_argument, NULL, OPT_FRAME },
 	  O_PCAP,
 	  "trace --pcap: which frame of it (default 1)" },
+	{ { "fdb-size", required_argument, NULL, OPT_SIZE + XN_SIZE_FDB },
+	  O_SIZE,
+	  "attach: learned MACs the FDB copy holds (default " XN_STR(
+		  XDPNET_MAX_FDB) "; kept until given again)" },
+	{ { "static-size", required_argument, NULL, OPT_SIZE + XN_SIZE_STATIC },
+	  O_SIZE,
+	  "attach: static and local FDB entries (default " XN_STR(
+		  XDPNET_MAX_STATIC) ")" },
+	{ { "vlan-size", required_argument, NULL, OPT_SIZE + XN_SIZE_VLANS },
+	  O_SIZE,
+	  "attach: VLAN memberships of ports (default " XN_STR(
+		  XDPNET_MAX_VLANS) ")" },
 	{ { "listen", required_argument, NULL, 'L' },
 	  O_LISTEN,
 	  "exporter: ADDR:PORT or [ADDR6]:PORT to listen on" },
@@ -636,6 +653,22 @@ int xn_parse_args(int argc, char **argv, struct xn_opts *o, char *err,
 			e = trace_opt(c, optarg, o, err, errlen);
 			if (e)
 				return e;
+			break;
+		}
+		case OPT_SIZE + XN_SIZE_FDB:
+		case OPT_SIZE + XN_SIZE_STATIC:
+		case OPT_SIZE + XN_SIZE_VLANS: {
+			const struct xn_size_def *sz = &xn_sizes[c - OPT_SIZE];
+			long n;
+
+			given |= O_SIZE;
+			if (parse_num(optarg, 10, 1, sz->max, &n)) {
+				snprintf(err, errlen,
+					 "--%s must be 1 to %u, not '%s'",
+					 sz->opt, sz->max, optarg);
+				return XN_EUSAGE;
+			}
+			o->size[c - OPT_SIZE] = (__u32)n;
 			break;
 		}
 		case 'n':

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include "lib/frame.h"
+#include "core/sizes.h"
 
 enum xn_cmd {
 	XN_CMD_NONE,
@@ -31,8 +32,9 @@ struct xn_opts {
 	int verbose;
 	int follow;    /* attach --follow: the follower in the foreground */
 	int no_follow; /* attach --no-follow: no follower */
-	int bypass_filters; /* attach --bypass-filters */
-	int strict;	    /* attach --strict: accepted, no effect */
+	int bypass_filters;    /* attach --bypass-filters */
+	int strict;	       /* attach --strict: accepted, no effect */
+	__u32 size[XN_SIZE_N]; /* attach --fdb-size ...; 0: not given */
 	/* stats */
 	double interval;    /* --interval SEC; 0: one snapshot */
 	int count;	    /* --count N samples; 0: until interrupted */

@@ -11,6 +11,7 @@
 #include "core/pins.h"
 #include "core/owner.h"
 #include "core/jiffies.h"
+#include "core/sizes.h"
 #include "out/fdb.h"
 #include "cmd/cmd.h"
 
@@ -44,7 +45,7 @@ static int read_rows(int fd, struct xn_fdb_row *rows, int n, int max)
 
 int xn_fdb(const struct xn_opts *o)
 {
-	int max = XDPNET_MAX_FDB + XDPNET_MAX_STATIC, n, err;
+	int max, n, err;
 	struct xn_fdb_row *rows;
 	struct xdpnet_cfg c = {};
 	struct xn_state st;
@@ -59,7 +60,10 @@ int xn_fdb(const struct xn_opts *o)
 		       o->bridge, o->bridge);
 	if (err)
 		return err;
-	rows = calloc(max, sizeof(*rows));
+	/* Room for both maps as they are sized (attach --fdb-size). */
+	max = (int)(xn_map_max_entries(st.fd[XM_FDB]) +
+		    xn_map_max_entries(st.fd[XM_FDB_STATIC]));
+	rows = calloc(max ? max : 1, sizeof(*rows));
 	if (!rows) {
 		xn_state_close(&st);
 		return XN_ERR;

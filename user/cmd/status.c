@@ -19,6 +19,7 @@
 #include "core/lock.h"
 #include "core/hooks.h"
 #include "core/multiprog.h"
+#include "core/sizes.h"
 #include "cmd/cmd.h"
 
 #define MAX_BRIDGES 64
@@ -55,6 +56,8 @@ static int status_one(const char *bridge, struct xn_bridge_status *s, int quiet)
 	xn_cfg_read(&st, &s->cfg);
 	s->fdb_entries = xn_map_count_keys(st.fd[XM_FDB]);
 	s->fdb_static = xn_map_count_keys(st.fd[XM_FDB_STATIC]);
+	for (slot = 0; slot < XN_SIZE_N; slot++)
+		s->size[slot] = xn_map_max_entries(st.fd[xn_sizes[slot].map]);
 	xn_fdb_ev_read(&st, s->fdb_ev);
 	s->note_set = !xn_pin_exists(bridge, "trace_redirect_err");
 	s->gone = xn_get_link_by_index(st.meta.bridge_ifindex, &l) ||

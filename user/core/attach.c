@@ -69,6 +69,18 @@ static int existing_state(struct xn_state *s, const struct xn_link *br,
 	return XN_ERR;
 }
 
+/* Does the attach ask for a map size other than the pinned one's? */
+static int sizes_differ(const struct xn_state *s, const struct xn_load *ld)
+{
+	unsigned int k;
+
+	for (k = 0; k < XN_SIZE_N; k++)
+		if (ld->size[k] &&
+		    ld->size[k] != xn_map_max_entries(s->fd[xn_sizes[k].map]))
+			return 1;
+	return 0;
+}
+
 /* Everything under the lock: load or upgrade, reconcile, meta. */
 int xn_attach_locked(const struct xn_attach_req *o, struct xn_link *br,
 		     struct xn_load *ld, struct xn_sync *r)
@@ -96,7 +108,10 @@ int xn_attach_locked(const struct xn_attach_req *o, struct xn_link *br,
 	}
 	if (pol.nfiltered)
 		xn_info("xdpnet: %s", xn_policy_summary(&pol));
-	if (fresh || strcmp(s.meta.build, xn_build_id())) {
+	/* Another build's programs, or maps to be made anew in another
+	 * size: (re)load, which moves the hooks to new programs. */
+	if (fresh || strcmp(s.meta.build, xn_build_id()) ||
+	    sizes_differ(&s, ld)) {
 		xn_state_close(&s);
 		xn_state_init(&s, br->name);
 		err = xn_state_load(&s, ld);

@@ -33,6 +33,8 @@
 #include "core/pins.h"
 #include "core/owner.h"
 #include "core/load.h"
+#include "core/sizes.h"
+#include "core/counters.h"
 
 /* The tracing programs and the pins of their links. */
 static const struct {
@@ -93,8 +95,9 @@ static struct bpf_map *obj_map(struct bpf_object *obj, enum xn_map_id id)
 	return NULL;
 }
 
-/* Does a pinned map have the layout this build's map has? */
-static int map_fits(int fd, const struct bpf_map *m)
+/* Does a pinned map have the layout this build's map has (and, with
+ * size, its max_entries)? */
+static int layout_fits(int fd, const struct bpf_map *m, int size)
 {
 	struct bpf_map_info info = {};
 	__u32 len = sizeof(info);
@@ -104,8 +107,50 @@ static int map_fits(int fd, const struct bpf_map *m)
 	return info.type == bpf_map__type(m) &&
 	       info.key_size == bpf_map__key_size(m) &&
 	       info.value_size == bpf_map__value_size(m) &&
-	       info.max_entries == bpf_map__max_entries(m) &&
+	       (!size || info.max_entries == bpf_map__max_entries(m)) &&
 	       info.map_flags == bpf_map__map_flags(m);
+}
+
+static int map_fits(int fd, const struct bpf_map *m)
+{
+	return layout_fits(fd, m, 1);
+}
+
+/* A map whose size an operator chooses (core/sizes.h): the size asked for,
+ * else the pinned map's, else this build's. */
+static int size_map(const struct xn_load *l, enum xn_map_id id, int pinned,
+		    struct bpf_map *m)
+{
+	const struct xn_size_def *sz = xn_size_of_map(id);
+	__u32 want;
+
+	if (!sz)
+		return 0;
+	want = l->size[sz - xn_sizes];
+	if (!want && pinned >= 0 && layout_fits(pinned, m, 0))
+		want = xn_map_max_entries(pinned);
+	return want ? bpf_map__set_max_entries(m, want) : 0;
+}
+
+/* Entries of a map of another size but the same layout into its new map
+ * (not per-CPU): how many went in. */
+static int map_carry(int from, int to, __u32 key_size, __u32 value_size)
+{
+	char *k = calloc(1, key_size), *nk = calloc(1, key_size);
+	char *v = calloc(1, value_size);
+	int n = 0, err;
+
+	for (err = !k || !nk || !v ? -ENOMEM
+				   : bpf_map_get_next_key(from, NULL, k);
+	     !err;
+	     err = bpf_map_get_next_key(from, k, nk), memcpy(k, nk, key_size))
+		if (!bpf_map_lookup_elem(from, k, v) &&
+		    !bpf_map_update_elem(to, k, v, BPF_NOEXIST))
+			n++;
+	free(k);
+	free(nk);
+	free(v);
+	return n;
 }
 
 /* Counters whose new layout appends counters to the old one can be
@@ -196,10 +241,13 @@ static int try_load(struct xn_state *s, enum variant v, struct load_ctx *c,
 		if (!m)
 			return -ENOENT;
 		c->pinned[i] = xn_pin_get(s->bridge, xn_map_pin(i));
-		if (c->pinned[i] < 0) {
+		if (c->pinned[i] < 0)
 			c->pinned[i] = -1;
+		err = size_map(l, i, c->pinned[i], m);
+		if (err)
+			return err;
+		if (c->pinned[i] < 0)
 			continue;
-		}
 		if (map_fits(c->pinned[i], m)) {
 			err = bpf_map__reuse_fd(m, c->pinned[i]);
 			if (err)
@@ -328,6 +376,34 @@ struct bpf_object *xn_trace_object(const struct xn_state *s)
 	return state_object(s, "xdpnet_trace_", 0);
 }
 
+/* A size asked for that the entries pinned now would not fit in: 1 after a
+ * one-line error. (Carried over, they would be dropped.) */
+static int sizes_refuse(const char *bridge, const struct xn_load *l)
+{
+	unsigned int k;
+
+	for (k = 0; k < XN_SIZE_N; k++) {
+		int fd, n;
+
+		if (!l->size[k])
+			continue;
+		fd = xn_pin_get(bridge, xn_map_pin(xn_sizes[k].map));
+		if (fd < 0)
+			continue;
+		n = xn_map_count_keys(fd);
+		close(fd);
+		if (n > 0 && (__u32)n > l->size[k]) {
+			xn_err("--%s %u is below the %d %s xdpnet's copy of %s "
+			       "holds now: give at least %d (a copy never "
+			       "drops an entry), or detach first",
+			       xn_sizes[k].opt, l->size[k], n, xn_sizes[k].what,
+			       bridge, n);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int xn_state_load(struct xn_state *s, struct xn_load *l)
 {
 	struct load_ctx c = {};
@@ -342,6 +418,8 @@ int xn_state_load(struct xn_state *s, struct xn_load *l)
 	if (!l->fresh && abi)
 		return xn_pinned_refuse(s->bridge, XN_PINNED_LAYOUT);
 	if (xn_pin_mkdir(s->bridge, dir, sizeof(dir)))
+		return XN_ERR;
+	if (!l->fresh && sizes_refuse(s->bridge, l))
 		return XN_ERR;
 	/* XDPNET_DATAPATH=portable: tests run the portable datapath where
 	 * the live one would load. */
@@ -379,6 +457,18 @@ int xn_state_load(struct xn_state *s, struct xn_load *l)
 			err = stats_migrate(c.pinned[i], bpf_map__fd(m),
 					    xn_map_value_size(c.pinned[i]));
 			xn_info("  counters carried over to a new layout");
+		}
+		if (xn_size_of_map(i) && c.pinned[i] >= 0 &&
+		    layout_fits(c.pinned[i], m, 0)) {
+			int n = map_carry(c.pinned[i], bpf_map__fd(m),
+					  bpf_map__key_size(m),
+					  bpf_map__value_size(m));
+
+			xn_info("  %s: room for %u instead of %u, %d carried "
+				"over",
+				xn_size_of_map(i)->what,
+				bpf_map__max_entries(m),
+				xn_map_max_entries(c.pinned[i]), n);
 		}
 		if (c.pinned[i] >= 0)
 			l->remade = 1;

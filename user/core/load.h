@@ -9,10 +9,12 @@
 
 #include <linux/types.h>
 #include "core/pins.h"
+#include "core/sizes.h"
 
 struct xn_load {
 	/* in */
 	__u32 bridge_ifindex;
+	__u32 size[XN_SIZE_N]; /* attach --fdb-size ... (0: as pinned) */
 	/* out */
 	int live;      /* the live datapath loaded */
 	int fdb_trace; /* the FDB mirror tracepoints are attached */

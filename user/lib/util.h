@@ -8,6 +8,9 @@
 #include <linux/types.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+/* A macro's value as a string literal. */
+#define XN_STR_(x) #x
+#define XN_STR(x) XN_STR_(x)
 
 /* 64-bit FNV-1a: start with XN_FNV_OFFSET, fold in n bytes at p. */
 #define XN_FNV_OFFSET 0xcbf29ce484222325ULL

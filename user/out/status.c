@@ -4,6 +4,7 @@
 #include <string.h>
 #include "xdpnet.h"
 #include "core/names.h"
+#include "core/sizes.h"
 #include "lib/json_writer.h"
 #include "out/status.h"
 
@@ -147,6 +148,8 @@ static void bridge_json(struct xn_jw *w, const struct xn_bridge_status *s)
 	xn_jw_obj_end(w);
 	xn_jw_kint(w, "fdb_entries", s->fdb_entries);
 	xn_jw_kint(w, "fdb_static", s->fdb_static);
+	for (j = 0; j < XN_SIZE_N; j++)
+		xn_jw_kuint(w, xn_sizes[j].json, s->size[j]);
 	xn_jw_kobj(w, "fdb_events");
 	for (j = 0; j < XDPNET_FE_MAX; j++)
 		xn_jw_kuint(w, fdb_ev_names[j], s->fdb_ev[j]);
@@ -165,12 +168,13 @@ static void print_bridge_text(FILE *f, const struct xn_bridge_status *s)
 	int j;
 
 	fprintf(f,
-		"%s: mode %s, %s datapath, %d port%s, fdb %d learned + %d "
-		"static/local (mirrored %s), vlan filtering %s, bridge fdb "
-		"keep-alive every %llu ms\n",
+		"%s: mode %s, %s datapath, %d port%s, fdb %d/%u learned + "
+		"%d/%u static/local (mirrored %s), vlan filtering %s, bridge "
+		"fdb keep-alive every %llu ms\n",
 		s->name, xn_mode_name(s->meta.mode),
 		s->meta.live ? "live" : "portable", s->nports,
-		s->nports == 1 ? "" : "s", s->fdb_entries, s->fdb_static,
+		s->nports == 1 ? "" : "s", s->fdb_entries, s->size[XN_SIZE_FDB],
+		s->fdb_static, s->size[XN_SIZE_STATIC],
 		s->meta.fdb_trace ? "in the kernel" : "by the follower",
 		s->cfg.vlan_filtering == XDPNET_VF_8021AD ? "on (802.1ad)"
 		: s->cfg.vlan_filtering			  ? "on"

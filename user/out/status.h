@@ -7,6 +7,7 @@
 #include <net/if.h>
 #include <linux/types.h>
 #include "xdpnet.h"
+#include "core/sizes.h"
 
 struct xn_port_row {
 	struct xdpnet_port port;
@@ -20,10 +21,11 @@ struct xn_bridge_status {
 	char name[IF_NAMESIZE];
 	struct xdpnet_meta meta;
 	struct xdpnet_cfg cfg;
-	int follower;	  /* a follower runs ... */
-	int follower_pid; /* ... with this pid (0: unknown) */
-	int fdb_entries;  /* learned entries copied from the bridge */
-	int fdb_static;	  /* static and local entries */
+	int follower;	       /* a follower runs ... */
+	int follower_pid;      /* ... with this pid (0: unknown) */
+	int fdb_entries;       /* learned entries copied from the bridge */
+	int fdb_static;	       /* static and local entries */
+	__u32 size[XN_SIZE_N]; /* room for them, and VLAN memberships */
 	__u64 fdb_ev[XDPNET_FE_MAX];
 	int nports;
 	struct xn_port_row *ports;
