@@ -10,6 +10,10 @@ int main(int argc, char **argv)
 	char err[160];
 	int rc;
 
+	/* A follower's log (attach --follow is the systemd unit's ExecStart,
+	 * follow the daemon's) reaches journald or its file line by line;
+	 * this must come before anything is written. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	rc = xn_parse_args(argc, argv, &o, err, sizeof(err));
 	if (rc) {
 		xn_err("%s", err);

@@ -215,6 +215,23 @@ follower_running() {
 	bad "a follower already runs" 8 follow "$BR"
 	bad "a follower already runs" 8 attach "$BR" --follow
 	check "errors: detach $BR" xn detach "$BR"
+	check "errors: attach --follow (the unit's ExecStart) logs each line as it happens, into a pipe" follow_lines
+}
+
+# attach --follow into a pipe, as systemd runs it: "following" must come
+# through while it runs (its stdout was once fully buffered there: the
+# journal saw nothing until the buffer filled).
+follow_lines() {
+	local pid st=0
+	nsenter --net="/run/netns/$SW" "$XDPNET" attach "$BR" --follow > >(cat >"$WORK/follow.out") 2>&1 &
+	pid=$! # xdpnet itself (nsenter execs into it)
+	track "$pid"
+	wait_until 10 grep -q "following $BR" "$WORK/follow.out" || { echo "FAIL: no 'following' line within 10 s"; st=1; }
+	cat "$WORK/follow.out"
+	stop_pid "$pid"
+	untrack "$pid"
+	xn detach "$BR" || st=1
+	return $st
 }
 
 # ---------------------------------------------------------------- main

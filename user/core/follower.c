@@ -266,12 +266,17 @@ static int apply(struct xn_state *s, struct xn_link *br, struct batch *b,
 		return 1;
 	}
 	if (b->full) {
+		double t0 = xn_mono_s();
+
 		err = xn_reconcile(s, br, pol, &r, 0);
 		if (err == -ENODEV && !bridge_exists(br)) {
 			b->gone = 1;
 			return apply(s, br, b, pol);
 		}
 		log_sync(br->name, "resync", &r);
+		/* -v: what a resync costs (scripts/bench_scale reads it). */
+		xn_debug("xdpnet: %s: full resync of %d ports in %.1f ms",
+			 br->name, r.total, (xn_mono_s() - t0) * 1e3);
 		return err;
 	}
 	for (i = 0; i < b->n; i++) {
@@ -341,7 +346,8 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 	int fd, nfd, lk, flk, err = 0;
 	pid_t other;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* Its lines go out one at a time (main.c made stdout line-buffered
+	 * before anything was written: setvbuf later has no effect). */
 	/* libxdp 1.3 leaves a descriptor open each time it attaches or
 	 * detaches a program: room for years of VMs coming and going. */
 	{
