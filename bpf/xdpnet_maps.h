@@ -36,7 +36,9 @@ struct {
 } fdb SEC(".maps");
 
 /* The bridge's static and local (host) entries, copied by user space:
- * out of reach of whatever a VM sends. */
+ * out of reach of whatever a VM sends. (Preallocated: the FDB trace
+ * programs delete from it, and kernels before 6.1 warn about tracing
+ * programs on maps that allocate.) */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, XDPNET_MAX_STATIC);
@@ -66,8 +68,12 @@ struct {
 	__type(value, __u32);
 } port_idx SEC(".maps");
 
+/* Ports' VLAN memberships. Only user space writes them and only the
+ * stages read them: not preallocated, memory for the entries there are
+ * (a bridge without VLAN filtering has none), not for the map's size. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, XDPNET_MAX_VLANS);
 	__type(key, struct xdpnet_vlan_key);
 	__type(value, struct xdpnet_vlan_val);

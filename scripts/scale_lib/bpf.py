@@ -1,0 +1,98 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""The kernel's view of a bridge's pinned state: its maps' memory (the
+kernel's own accounting, `bytes_memlock`, which is the map's memory use
+on kernels that report it), a program's run-time statistics, and lookups
+in a pinned map by raw key (bpf(2) through ctypes)."""
+
+import ctypes
+import json
+import os
+import struct
+import subprocess
+
+from converge_lib.bpfmap import _bpf, BPF_MAP_LOOKUP_ELEM, BPF_OBJ_GET
+
+PIN_ROOT = "/sys/fs/bpf/xdpnet"
+
+
+def bpftool(*args):
+    cp = subprocess.run(["bpftool", "-j"] + list(args),
+                        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                        text=True, timeout=60)
+    if cp.returncode:
+        return None
+    return json.loads(cp.stdout or "null")
+
+
+def pinned_maps(bridge):
+    """The maps pinned under the bridge's directory: name -> bpftool's
+    record (type, bytes_memlock, max_entries, ...)."""
+    d = os.path.join(PIN_ROOT, bridge)
+    out = {}
+    for leaf in sorted(os.listdir(d)):
+        rec = bpftool("map", "show", "pinned", os.path.join(d, leaf))
+        if isinstance(rec, dict) and "bytes_memlock" in rec:
+            out[leaf] = rec
+    return out
+
+
+def memory(bridge):
+    """bytes of the bridge's pinned maps, in all and per-CPU maps apart."""
+    maps = pinned_maps(bridge)
+    total = sum(int(m["bytes_memlock"]) for m in maps.values())
+    percpu = sum(int(m["bytes_memlock"]) for m in maps.values()
+                 if m["type"].startswith("percpu") or "percpu" in m["type"])
+    return {"total": total, "percpu": percpu,
+            "maps": {k: {"type": v["type"], "bytes": int(v["bytes_memlock"]),
+                         "max_entries": v["max_entries"]}
+                     for k, v in maps.items()}}
+
+
+def prog_stats(bridge, leaf="prog_tc"):
+    """(run_time_ns, run_cnt) of a pinned program (kernel.bpf_stats_enabled
+    must be 1)."""
+    rec = bpftool("prog", "show", "pinned", os.path.join(PIN_ROOT, bridge,
+                                                         leaf))
+    if not isinstance(rec, dict):
+        return (0, 0)
+    return (int(rec.get("run_time_ns", 0)), int(rec.get("run_cnt", 0)))
+
+
+class Pinned:
+    """A pinned map, looked up by raw key bytes."""
+
+    def __init__(self, bridge, leaf, value_size=64):
+        path = ctypes.create_string_buffer(
+            os.path.join(PIN_ROOT, bridge, leaf).encode())
+        attr = ctypes.create_string_buffer(128)
+        struct.pack_into("=Q", attr, 0, ctypes.addressof(path))
+        self.fd = _bpf(BPF_OBJ_GET, attr)
+        self.value = ctypes.create_string_buffer(value_size)
+
+    def get(self, key):
+        """The value's bytes, or None when the key is absent."""
+        k = ctypes.create_string_buffer(key, len(key))
+        attr = ctypes.create_string_buffer(128)
+        struct.pack_into("=IIQQQ", attr, 0, self.fd, 0, ctypes.addressof(k),
+                         ctypes.addressof(self.value), 0)
+        try:
+            _bpf(BPF_MAP_LOOKUP_ELEM, attr)
+        except OSError:
+            return None
+        return self.value.raw
+
+    def close(self):
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+    __del__ = close
+
+
+def fdb_key(mac, vid=0):
+    """struct xdpnet_fdb_key: the MAC, the VLAN (0 without filtering)."""
+    return bytes(int(x, 16) for x in mac.split(":")) + struct.pack("=H", vid)
+
+
+def u32(v):
+    return struct.pack("=I", v)
