@@ -372,6 +372,8 @@ void xn_unhook_xdp(struct xn_state *s, __u32 ifindex)
 	/* Whether or not this process would use the dispatcher: another
 	 * attach (without XDPNET_XDP_DISPATCHER=0) may have put ours there. */
 	xn_mp_detach(ifindex);
+	/* A port that is gone may have left its dispatcher pinned. */
+	xn_mp_sweep(s->bridge);
 }
 
 void xn_unhook_all(struct xn_state *s)

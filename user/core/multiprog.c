@@ -4,7 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
@@ -287,4 +291,81 @@ int xn_mp_attach(struct xn_state *s, __u32 ifindex)
 void xn_mp_detach(__u32 ifindex)
 {
 	detach_others(ifindex, 0);
+}
+
+/* Does the dispatcher pinned in dir run program id? */
+static int dir_holds(const char *dir, __u32 id)
+{
+	char path[PATH_MAX + 16], name[16];
+	int i, fd, found = 0;
+	__u32 got = 0;
+
+	for (i = 0; i < 10 && !found; i++) {
+		snprintf(path, sizeof(path), "%s/prog%d-prog", dir, i);
+		fd = bpf_obj_get(path);
+		if (fd < 0)
+			continue;
+		found = !prog_info(fd, &got, name) && got == id;
+		close(fd);
+	}
+	return found;
+}
+
+static void dir_remove(const char *dir)
+{
+	char path[PATH_MAX + 256];
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return;
+	while ((e = readdir(d)))
+		if (e->d_type != DT_DIR) {
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			unlink(path);
+		}
+	closedir(d);
+	if (rmdir(dir))
+		xn_debug("cannot remove %s: %s", dir, strerror(errno));
+}
+
+void xn_mp_sweep(const char *bridge)
+{
+	__u32 own = xn_mp_prog_id(bridge), id;
+	char dir[PATH_MAX];
+	struct xn_link l;
+	struct dirent *e;
+	int lk, ifindex;
+	DIR *d;
+
+	if (!own)
+		return;
+	lk = open(XN_LIBXDP_DIR, O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+	if (lk < 0)
+		return;
+	/* libxdp's lock: no dispatcher is being built meanwhile. */
+	if (flock(lk, LOCK_EX)) {
+		close(lk);
+		return;
+	}
+	d = opendir(XN_LIBXDP_DIR);
+	while (d && (e = readdir(d))) {
+		if (e->d_type != DT_DIR ||
+		    sscanf(e->d_name, "dispatch-%d-%u", &ifindex, &id) != 2)
+			continue;
+		/* Still the XDP program of its device here: alive. */
+		if (!xn_get_link_by_index((__u32)ifindex, &l) &&
+		    l.xdp_prog_id == id)
+			continue;
+		snprintf(dir, sizeof(dir), "%s/%s", XN_LIBXDP_DIR, e->d_name);
+		if (!dir_holds(dir, own))
+			continue;
+		xn_debug("removing %s: its device is gone, it held program %u",
+			 dir, own);
+		dir_remove(dir);
+	}
+	if (d)
+		closedir(d);
+	flock(lk, LOCK_UN);
+	close(lk);
 }

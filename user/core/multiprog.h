@@ -42,4 +42,15 @@ int xn_mp_attach(struct xn_state *s, __u32 ifindex);
  * the dispatcher goes with the last one). */
 void xn_mp_detach(__u32 ifindex);
 
+/*
+ * Remove libxdp's pins of dispatchers whose device is gone but that hold
+ * the bridge's program: a tap deleted in a dispatcher (a VM stopped)
+ * leaves XN_LIBXDP_DIR/dispatch-IFINDEX-ID behind, and the dispatcher, our
+ * program and every map it uses loaded with it, for good. Only those
+ * holding our program: it runs only on this namespace's ports, so a
+ * directory of another namespace's device (libxdp names them by ifindex
+ * alone) is never touched. Under libxdp's lock.
+ */
+void xn_mp_sweep(const char *bridge);
+
 #endif

@@ -135,7 +135,7 @@ int xn_pin_dirs(char (**names)[IF_NAMESIZE], int *n)
 
 int xn_libxdp_dispatch_dir(char *buf, size_t len, __u32 ifindex, __u32 prog_id)
 {
-	int n = snprintf(buf, len, "/sys/fs/bpf/xdp/dispatch-%u-%u", ifindex,
+	int n = snprintf(buf, len, XN_LIBXDP_DIR "/dispatch-%u-%u", ifindex,
 			 prog_id);
 
 	return n < 0 || (size_t)n >= len ? -1 : 0;

@@ -36,6 +36,8 @@ int xn_pin_path(char *buf, size_t len, const char *bridge, const char *leaf);
 enum xn_port_hook { XN_PORT_TC, XN_PORT_XDP };
 int xn_port_leaf(char *buf, size_t len, enum xn_port_hook h, __u32 ifindex);
 
+/* libxdp's pins (and its lock: flock of the directory) */
+#define XN_LIBXDP_DIR "/sys/fs/bpf/xdp"
 /* libxdp's pins of the dispatcher PROG_ID on IFINDEX (its programs are
  * progN-prog there). 0, or -1 (too long). */
 int xn_libxdp_dispatch_dir(char *buf, size_t len, __u32 ifindex, __u32 prog_id);
