@@ -30,9 +30,11 @@ class PinnedMap:
         self.value = ctypes.create_string_buffer(value_max)
 
     def lookup(self, key=0):
-        """The value at a u32 key, as bytes (value_max long: compare
-        only with another lookup of the same map)."""
-        k = ctypes.c_uint32(key)
+        """The value at a u32 key (or raw key bytes), as bytes (value_max
+        long: compare only with another lookup of the same map); OSError
+        when the key is absent."""
+        kb = struct.pack("=I", key) if isinstance(key, int) else key
+        k = ctypes.create_string_buffer(kb, len(kb))
         attr = ctypes.create_string_buffer(128)
         struct.pack_into("=IIQQQ", attr, 0, self.fd, 0, ctypes.addressof(k),
                          ctypes.addressof(self.value), 0)

@@ -2,15 +2,14 @@
 """The kernel's view of a bridge's pinned state: its maps' memory (the
 kernel's own accounting, `bytes_memlock`, which is the map's memory use
 on kernels that report it), a program's run-time statistics, and lookups
-in a pinned map by raw key (bpf(2) through ctypes)."""
+in a pinned map by raw key (converge_lib's PinnedMap)."""
 
-import ctypes
 import json
 import os
 import struct
 import subprocess
 
-from converge_lib.bpfmap import _bpf, BPF_MAP_LOOKUP_ELEM, BPF_OBJ_GET
+from converge_lib.bpfmap import PinnedMap
 
 PIN_ROOT = "/sys/fs/bpf/xdpnet"
 
@@ -58,35 +57,18 @@ def prog_stats(bridge, leaf="prog_tc"):
     return (int(rec.get("run_time_ns", 0)), int(rec.get("run_cnt", 0)))
 
 
-class Pinned:
-    """A pinned map, looked up by raw key bytes."""
+class Pinned(PinnedMap):
+    """A bridge's pinned map, looked up by raw key bytes."""
 
     def __init__(self, bridge, leaf, value_size=64):
-        path = ctypes.create_string_buffer(
-            os.path.join(PIN_ROOT, bridge, leaf).encode())
-        attr = ctypes.create_string_buffer(128)
-        struct.pack_into("=Q", attr, 0, ctypes.addressof(path))
-        self.fd = _bpf(BPF_OBJ_GET, attr)
-        self.value = ctypes.create_string_buffer(value_size)
+        super().__init__(os.path.join(PIN_ROOT, bridge, leaf), value_size)
 
     def get(self, key):
         """The value's bytes, or None when the key is absent."""
-        k = ctypes.create_string_buffer(key, len(key))
-        attr = ctypes.create_string_buffer(128)
-        struct.pack_into("=IIQQQ", attr, 0, self.fd, 0, ctypes.addressof(k),
-                         ctypes.addressof(self.value), 0)
         try:
-            _bpf(BPF_MAP_LOOKUP_ELEM, attr)
+            return self.lookup(key)
         except OSError:
             return None
-        return self.value.raw
-
-    def close(self):
-        if self.fd >= 0:
-            os.close(self.fd)
-            self.fd = -1
-
-    __del__ = close
 
 
 def fdb_key(mac, vid=0):
