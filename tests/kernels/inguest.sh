@@ -13,9 +13,8 @@
 #   - the hook-sharing cases: semantics.sh's xdpfilter case on taps, with
 #     the dispatcher (the default there; XNK_SHARE_ARGS: other semantics.sh options,
 #     e.g. "--cases tcx,tcxegress,xdpfilter"), xdp-filter beside xdpnet in
-#     libxdp's dispatcher, which these kernels run (tests/kernels/
-#     mp-detach.sh, run alone with XNK_SCRIPT, checks what detach and a
-#     deleted tap leave loaded); with
+#     libxdp's dispatcher, which these kernels run; tests/kernels/
+#     mp-detach.sh (what detach and a deleted tap leave loaded); with
 #     XNK_SHARE_UPGRADE=1, upgrade.sh --xdp-filter (in the dispatcher);
 #   - with XNK_SELFTESTS_DIR (make check-kernels-full), the kernel's own
 #     bridge tests, plain and with xdpnet (tests/kernels/selftests.sh).
@@ -50,6 +49,8 @@ if part share "the hook-sharing cases"; then
 	echo "# --- tests/integration/semantics.sh ${XNK_SHARE_ARGS:=--cases xdpfilter --kinds tap}"
 	# shellcheck disable=SC2086
 	tests/integration/semantics.sh $XNK_SHARE_ARGS || st=1
+	echo "# --- tests/kernels/mp-detach.sh"
+	tests/kernels/mp-detach.sh || st=1
 	if [ "${XNK_SHARE_UPGRADE:-0}" = 1 ]; then
 		echo "# --- tests/integration/upgrade.sh --xdp-filter"
 		tests/integration/upgrade.sh --xdp-filter || st=1
