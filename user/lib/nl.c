@@ -93,8 +93,13 @@ out:
  * device (0: all, qdiscs only), extmask the filters' parent. RTM_GETVLAN:
  * the VLAN database of one port (ifindex) or of all.
  */
-static int xn_nl_dump(int type, int family, __u32 ifindex, __u32 extmask,
-		      int (*cb)(const struct nlmsghdr *, void *), void *arg)
+/* master: for a dump of links (RTM_GETLINK, AF_UNSPEC), only the ports of
+ * this bridge (IFLA_MASTER: the kernel skips the others, so a dump costs
+ * the bridge's ports, not the namespace's links; a kernel that ignores it
+ * sends all, which the callbacks filter anyway). 0: no filter. */
+static int nl_dump_master(int type, int family, __u32 ifindex, __u32 extmask,
+			  __u32 master,
+			  int (*cb)(const struct nlmsghdr *, void *), void *arg)
 {
 	int tc = type == RTM_GETQDISC || type == RTM_GETTFILTER;
 	int dump = tc || type == RTM_GETVLAN || !ifindex;
@@ -126,12 +131,20 @@ static int xn_nl_dump(int type, int family, __u32 ifindex, __u32 extmask,
 		err = nlmsg_append(msg, &ifi, sizeof(ifi), NLMSG_ALIGNTO);
 		if (!err && extmask)
 			err = nla_put_u32(msg, IFLA_EXT_MASK, extmask);
+		if (!err && master && dump && family == AF_UNSPEC)
+			err = nla_put_u32(msg, IFLA_MASTER, master);
 	}
 	if (err < 0) {
 		nlmsg_free(msg);
 		return -ENOMEM;
 	}
 	return nl_exchange(msg, cb, arg);
+}
+
+static int xn_nl_dump(int type, int family, __u32 ifindex, __u32 extmask,
+		      int (*cb)(const struct nlmsghdr *, void *), void *arg)
+{
+	return nl_dump_master(type, family, ifindex, extmask, 0, cb, arg);
 }
 
 struct vec {
@@ -162,7 +175,8 @@ static int dump_vec(int type, int family, __u32 ifindex, __u32 extmask,
 		    __u32 filter, void **out, int *n)
 {
 	struct vec v = { .size = size, .filter = filter };
-	int err = xn_nl_dump(type, family, ifindex, extmask, cb, &v);
+	int err = nl_dump_master(type, family, ifindex, extmask,
+				 type == RTM_GETLINK ? filter : 0, cb, &v);
 
 	if (err) {
 		free(v.items);
