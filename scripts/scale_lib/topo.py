@@ -74,6 +74,7 @@ class Bridge:
         self.taps = ["xns%dt%d" % (idx, i) for i in range(ntaps)]
         self.spare = ("xns%dsp" % idx, "xns%dsq" % idx)
         self.nports = nports
+        self.tap_fds = []
 
     def commands(self):
         # ageing 3000 s: nothing ages out during a run
@@ -126,6 +127,7 @@ class Bridge:
 class Host:
     def __init__(self):
         self.bridges = []
+        self.made = 0  # bridges made so far: names are never reused
         self.tap_fds = []
         self.remove()
         sh(["ip", "netns", "add", SW])
@@ -141,14 +143,28 @@ class Host:
         new = []
         for n in sizes:
             t = min(ntaps, max(0, n - 2))  # 2 veths at least
-            new.append(Bridge(self, len(self.bridges) + len(new), n, t))
+            new.append(Bridge(self, self.made, n, t))
+            self.made += 1
         ip_batch([c for b in new for c in b.commands()])
         for b in new:
             for t in b.taps:
-                self.tap_fds.append(in_netns(SW, self._tap, t))
+                b.tap_fds.append(in_netns(SW, self._tap, t))
+            self.tap_fds += b.tap_fds
         ip_batch([c for b in new for c in b.tap_commands()])
         self.bridges += new
         return new
+
+    def drop(self, bridges):
+        """Delete these bridges, their veths (the peers go with them)
+        and their taps (closed)."""
+        ip_batch(["link del %s" % d for b in bridges
+                  for d in b.ports + [b.spare[0], b.name]])
+        for b in bridges:
+            for fd in b.tap_fds:
+                os.close(fd)
+                self.tap_fds.remove(fd)
+            b.tap_fds = []
+            self.bridges.remove(b)
 
     @staticmethod
     def _tap(name):
