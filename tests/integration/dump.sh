@@ -147,16 +147,18 @@ tshark_pick() {
 # during a dump of PATH, captured in DST_NS too.
 path_check() {
 	local name=$1 from=$2 to=$3 src=$4 dst=$5 addr=$6 path=$7 stage=$8
-	local f=$WORK/$name.pcapng a b n c0 c1 ctr
+	local f=$WORK/$name.pcapng a b n c0 c1 ctr k0 k1 ka
 	ctr=$([ "$path" = xdp ] && echo xdp_redirect || echo tc_redirect)
 	ip netns exec "$src" ping -c 1 -W 2 "$addr" >/dev/null || return 1
 	cap_start "$dst" "$WORK/$name.rx.pcap" 'icmp[icmptype] == 8' || return 1
 	c0=$(ctr "$from" "$ctr")
+	k0=$(ctr "$from" pass_refresh)
 	dump_start "$f" --path "$path" || return 1
 	ip netns exec "$src" ping -c "$N" -i 0.05 -W 2 -p 7864706e6574 "$addr" >"$WORK/ping" || { cat "$WORK/ping"; return 1; }
 	kill -INT "$DUMP_PID"
 	dump_wait "$f" || return 1
 	c1=$(ctr "$from" "$ctr")
+	k1=$(ctr "$from" pass_refresh)
 	cap_stop "$WORK/$name.rx.pcap" "$N"
 	is_off || { echo "the switch stayed on"; return 1; }
 	# tcpdump reads it all; tshark picks the outbound copies on TO.
@@ -165,15 +167,21 @@ path_check() {
 	a=$(hexes "$WORK/$name.out.pcap")
 	b=$(hexes "$WORK/$name.rx.pcap")
 	n=$(echo "$a" | grep -c .)
-	expect_eq "$name: requests delivered into $to in the dump" "$n" "$N" || return 1
-	expect_eq "$name: the same bytes as $dst received" "$a" "$b" || { diff <(echo "$a") <(echo "$b") | head; return 1; }
+	# The source's keep-alive (at most one a second) takes the bridge:
+	# that request is delivered, but not on this path.
+	ka=$((k1 - k0))
+	echo "keep-alive frames from $from during the dump: $ka"
+	[ "$ka" -le 2 ] || { echo "more keep-alive frames than 1 s of pings can have"; return 1; }
+	expect_eq "$name: requests delivered into $to in the dump" "$n" "$((N - ka))" || return 1
+	expect_eq "$name: requests $dst received" "$(echo "$b" | grep -c .)" "$N" || return 1
+	expect_eq "$name: the same bytes as $dst received" "$(echo "$a" | grep -Fvxf <(echo "$b") | grep -c .)" 0 || { diff <(echo "$a") <(echo "$b") | head; return 1; }
 	sort -u "$WORK/$name.out.pcap.comments"
 	[ "$(sort -u "$WORK/$name.out.pcap.comments")" = "xdpnet path=$path verdict=$ctr stage=$stage from=$from" ] || return 1
 	tshark_pick "$f" "frame.interface_name == \"$from\" && frame.packet_flags_direction == 1 && icmp.type == 8" "$WORK/$name.in.pcap" || return 1
 	[ "$(sort -u "$WORK/$name.in.pcap.comments")" = "xdpnet path=$path verdict=$ctr stage=$stage to=$to" ] || return 1
 	# only that path, and the datapath counted every frame as ever
 	expect_eq "$name: paths in the dump" "$(tshark -r "$f" -T fields -e frame.comment 2>/dev/null | grep -vc "path=$path ")" 0 || return 1
-	expect_ge "$name: $ctr of $from during the dump" $((c1 - c0)) "$N"
+	expect_ge "$name: $ctr of $from during the dump" $((c1 - c0)) "$((N - ka))"
 }
 
 ctr() { xn status "$BR" --json | jq --arg p "$1" --arg c "$2" '.bridges[0].ports[] | select(.name == $p) | .counters[$c].packets'; }
