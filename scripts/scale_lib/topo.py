@@ -128,7 +128,6 @@ class Host:
     def __init__(self):
         self.bridges = []
         self.made = 0  # bridges made so far: names are never reused
-        self.tap_fds = []
         self.remove()
         sh(["ip", "netns", "add", SW])
         # The plain bridge path, whatever modules an earlier run loaded.
@@ -149,7 +148,6 @@ class Host:
         for b in new:
             for t in b.taps:
                 b.tap_fds.append(in_netns(SW, self._tap, t))
-            self.tap_fds += b.tap_fds
         ip_batch([c for b in new for c in b.tap_commands()])
         self.bridges += new
         return new
@@ -162,7 +160,6 @@ class Host:
         for b in bridges:
             for fd in b.tap_fds:
                 os.close(fd)
-                self.tap_fds.remove(fd)
             b.tap_fds = []
             self.bridges.remove(b)
 
@@ -186,8 +183,9 @@ class Host:
             s.close()
 
     def remove(self):
-        for fd in self.tap_fds:
-            os.close(fd)
-        self.tap_fds = []
+        for b in self.bridges:
+            for fd in b.tap_fds:
+                os.close(fd)
+            b.tap_fds = []
         if os.path.exists("/run/netns/" + SW):
             sh(["ip", "netns", "del", SW], check=False)

@@ -589,6 +589,12 @@ ctr_deltas() {
 		def c(f; k): [f.bridges[0].ports[] | select(.name == $p) | .counters[k].packets // 0] | add // 0;
 		$ARGS.positional[] as $k | "\($k)=\(c($b[0]; $k) - c($a[0]; $k))"' --args "$@" 2>/dev/null
 }
+# ctr_sum F0 F1 PORT CTR...: the growth of these packet counters together.
+ctr_sum() {
+	local sum=0 d
+	for d in $(ctr_deltas "$@" | sed 's/.*=//'); do sum=$((sum + d)); done
+	echo "$sum"
+}
 
 # ---------------------------------------------------------------- traffic
 

@@ -167,13 +167,10 @@ row() {
 # counted_at_least S0 S1 PORT N CTR...: re-read S1 until the CTRs moved
 # by N together (a counter named twice counts once).
 counted_at_least() {
-	local s0=$1 s1=$2 port=$3 n=$4 sum=0 d
+	local s0=$1 s1=$2 port=$3 n=$4
 	shift 4
 	status_json "$s1" || return 1
-	for d in $(ctr_deltas "$s0" "$s1" "$port" $(printf '%s\n' "$@" | sort -u) | sed 's/.*=//'); do
-		sum=$((sum + d))
-	done
-	[ "$sum" -ge "$n" ]
+	[ "$(ctr_sum "$s0" "$s1" "$port" $(printf '%s\n' "$@" | sort -u))" -ge "$n" ]
 }
 
 br_mac() { ip -n "$SW" link show "$BR" | awk '/link\/ether/ { print $2 }'; }

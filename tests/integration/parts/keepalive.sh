@@ -15,13 +15,6 @@ ka_fdb_ok() { # print missing entries; 0 when all three are dynamic on their por
 	return $st
 }
 
-ka_delta() { # F0 F1 PORT MATCH [EXCLUDE]: sum of the matching packet counters' growth
-	jq -n --slurpfile a "$1" --slurpfile b "$2" --arg p "$3" --arg m "$4" --arg x "${5:-^$}" '
-		def c(f): f[0].bridges[0].ports[] | select(.name == $p) | .counters;
-		c($a) as $o | [c($b) | to_entries[] | select((.key | test($m)) and (.key | test($x) | not))
-			| .value.packets - ($o[.key].packets // 0)] | add // 0'
-}
-
 keepalive() { # LABEL MODE
 	local L=$1 mode=$2 i j pids=() t st=0 miss=0 ref f0=$WORK/ka0.json f1=$WORK/ka1.json
 	echo "+ ageing_time 500 (5 s), static neighbours in the guests (no ARP during the test)"
@@ -81,9 +74,10 @@ keepalive() { # LABEL MODE
 	local p red=0 refr flood other kas=0 kamax=$(( (ms1 - ms0) / ref + 2 )) fl=0 oth=0
 	for p in "${PORTS[@]}"; do
 		refr=$(($(ctr "$f1" "$p" pass_refresh) - $(ctr "$f0" "$p" pass_refresh)))
-		flood=$(ka_delta "$f0" "$f1" "$p" '^pass_(mcast|unknown)$')
-		other=$(ka_delta "$f0" "$f1" "$p" '^pass_' '^pass_(refresh|mcast|unknown)$')
-		red=$((red + $(ka_delta "$f0" "$f1" "$p" '^(tc|xdp)_redirect$')))
+		flood=$(ctr_sum "$f0" "$f1" "$p" pass_mcast pass_unknown)
+		other=$(ctr_sum "$f0" "$f1" "$p" $(jq -r --arg p "$p" '.bridges[0].ports[] | select(.name == $p) | .counters
+			| keys[] | select(test("^pass_") and (test("^pass_(refresh|mcast|unknown)$") | not))' "$f1"))
+		red=$((red + $(ctr_sum "$f0" "$f1" "$p" tc_redirect xdp_redirect)))
 		echo "$p: pass_refresh +$refr (keep-alive frames), pass_mcast/unknown +$flood (flooded), other pass_* +$other"
 		[ "$refr" -gt 0 ] || { echo "FAIL: $p: no keep-alive frame"; st=1; }
 		[ "$refr" -le "$kamax" ] || { echo "FAIL: $p: more than one keep-alive per ${ref} ms ($kamax in $((ms1 - ms0)) ms)"; st=1; }
