@@ -10,15 +10,20 @@ int main(int argc, char **argv)
 	char err[160];
 	int rc;
 
-	/* A follower's log (attach --follow is the systemd unit's ExecStart,
-	 * follow the daemon's) reaches journald or its file line by line;
-	 * this must come before anything is written. */
-	setvbuf(stdout, NULL, _IOLBF, 0);
 	rc = xn_parse_args(argc, argv, &o, err, sizeof(err));
 	if (rc) {
 		xn_err("%s", err);
 		return rc;
 	}
+	/* Commands that run on and log as they go reach journald, a file or
+	 * a pipe line by line (attach --follow is the systemd unit's
+	 * ExecStart, follow the daemon's); nothing is on stdout yet. The
+	 * others keep full buffering: a reader that stops early (grep -q)
+	 * must not meet a write per line, nor dump's pcapng one per 0x0a. */
+	if (o.cmd == XN_CMD_ATTACH || o.cmd == XN_CMD_FOLLOW ||
+	    o.cmd == XN_CMD_EXPORTER ||
+	    (o.cmd == XN_CMD_STATS && o.interval > 0))
+		setvbuf(stdout, NULL, _IOLBF, 0);
 	xn_verbose = o.verbose;
 	xn_set_quiet(o.json);
 	xn_setup_libbpf_logging();

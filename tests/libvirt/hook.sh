@@ -262,7 +262,7 @@ mktap xnlht0 xnlhbr0 && mktap xnlht1 xnlhbr1 || { nok "setup"; finish; exit; }
 # What the operator did: attach to xnlhbr0 only (without a follower where
 # this build has one, so that only the hook can pick up the new tap).
 nofollow=
-"$XDPNET_BIN" help 2>&1 | grep -q -- --no-follow && nofollow=--no-follow
+helps --no-follow && nofollow=--no-follow
 check "operator: xdpnet attach xnlhbr0 $nofollow" \
 	"$XDPNET_BIN" attach xnlhbr0 $nofollow
 # The domain starts: libvirt creates its taps, one on each bridge.

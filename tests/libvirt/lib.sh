@@ -23,6 +23,14 @@ finish() {
 	[ "$fail" = 0 ]
 }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
+# helps ERE: xdpnet's help matches ERE. The help is read whole first: under
+# pipefail, "help | grep -q" fails at random when grep exits at the first
+# match and xdpnet's later writes get SIGPIPE.
+helps() {
+	local text
+	text=$("$XDPNET_BIN" help 2>&1)
+	grep -qE -- "$1" <<<"$text"
+}
 
 # stubs DIR: DIR/bin/logger appends "EPOCH_NS MESSAGE" to DIR/log;
 # DIR/bin/systemctl appends its arguments to DIR/systemctl and says

@@ -177,7 +177,7 @@ cat >"$T/dom.xml" <<EOF
 EOF
 
 nofollow=
-"$XDPNET_BIN" help 2>&1 | grep -q -- --no-follow && nofollow=--no-follow
+helps --no-follow && nofollow=--no-follow
 check "operator: xdpnet attach $BR $nofollow" "$XDPNET_BIN" attach "$BR" $nofollow
 
 taps() { # the ports of $BR that xdpnet lists, sorted
@@ -248,7 +248,7 @@ cycle() {
 for n in $(seq "$CYCLES"); do cycle hook "$n"; done
 
 # The follower: "xdpnet follow" where it exists, else "attach --follow".
-if "$XDPNET_BIN" help 2>&1 | grep -qE '^ +follow '; then
+if helps '^ +follow '; then
 	"$XDPNET_BIN" follow "$BR" >"$T/follower.log" 2>&1 &
 else
 	"$XDPNET_BIN" attach "$BR" --follow >"$T/follower.log" 2>&1 &
