@@ -32,8 +32,13 @@
  * metadata, not in its length.) */
 #define XDPNET_MTU_SLACK ETH_HLEN
 
-#ifndef XN_PERF_NOCLOCK /* performance experiments only */
+/* Performance experiments only (scripts/bench --breakdown): a build
+ * without the keep-alive clock, one without the TC stage's MTU check. */
+#ifndef XN_PERF_NOCLOCK
 #define XN_PERF_NOCLOCK 0
+#endif
+#ifndef XN_PERF_NOMTU
+#define XN_PERF_NOMTU 0
 #endif
 
 /* The frame as an entry point sees it, and what the decision found. */
@@ -354,13 +359,14 @@ static __always_inline __u32 xdpnet_decide(struct xdpnet_frame *f,
 		/* As the bridge: the whole frame within MTU + 14 bytes; a GSO
 		 * frame by the size of the segments it will become (the
 		 * bridge would forward it anyway; it decides). */
-		if (f->gso) {
+		if (f->gso && !XN_PERF_NOMTU) {
 			__u32 mlen = 0;
 
 			if (bpf_check_mtu(f->ctx, f->target, &mlen, 0,
 					  BPF_MTU_CHK_SEGS))
 				return XDPNET_C_PASS_MTU;
-		} else if (f->len > out->mtu + XDPNET_MTU_SLACK) {
+		} else if (!XN_PERF_NOMTU &&
+			   f->len > out->mtu + XDPNET_MTU_SLACK) {
 			return XDPNET_C_PASS_MTU;
 		}
 		XN_AT(t, XDPNET_CK_N);

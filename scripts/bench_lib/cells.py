@@ -306,7 +306,9 @@ def run_cell(topo, cell, duration, threshold=0.99):
            "duration_s": duration, "started": time.time(),
            "ports": ep["ports"], "metrics": None, "error": None,
            "validity": "valid", "validity_reason": ""}
-    xdp = spec["xdpnet"] is not None
+    # A breakdown build without counters: its share bypassed comes from
+    # the FORWARD chain, as tc-minimal's.
+    xdp = matrix.counts(path)
     bpf = matrix.is_bpf(path) and topo.prog_stats and ep["ports"]
     before = after = None
     nf_before = progs_before = None
@@ -362,7 +364,7 @@ def run_cell(topo, cell, duration, threshold=0.99):
         rec["validity"], rec["validity_reason"] = status, reason
         if item.test in matrix.FWD_TESTS:
             fwd64_xdpnet_count(rec, delta, ep["ports"][0])
-    elif spec["minimal"] is not None:
+    elif spec["minimal"] is not None or spec["xdpnet"] is not None:
         status, reason = minimal_validity(rec, ep["bypass"], threshold)
         rec["validity"], rec["validity_reason"] = status, reason
     elif direct:

@@ -199,6 +199,26 @@ def _results(doc, groups, plan_settings, L):
             L.append("")
             L.append(rt)
             L.append("")
+    bd = report.breakdown(groups)
+    if bd and any(matrix.variant_of(p)[0] for p in paths):
+        L.append("### What the TC stage's CPU per frame is made of")
+        L.append("")
+        L.append("Program ns per frame of tc-minimal and xdpnet-tc (median "
+                 "[min–max]), their paired ratio, and for each build with "
+                 "one component out the ns per frame it saves: xdpnet-tc "
+                 "minus that build, paired by repeat, median (min–max). "
+                 "The components:")
+        L.append("")
+        for v, spec in matrix.VARIANTS.items():
+            L.append("- **%s**: %s%s" % (v, spec["what"], (
+                " (`BPF_EXTRA=%s`)" % spec["extra"]) if spec["extra"]
+                else ""))
+        L.append("")
+        L.append("The last column is what is left against tc-minimal "
+                 "when all four are out (xdpnet-tc-bare minus tc-minimal).")
+        L.append("")
+        L.append(tables.breakdown_table(bd))
+        L.append("")
 
 
 def markdown(doc, groups, targets, made, plan_settings):

@@ -43,14 +43,63 @@ PATHS = collections.OrderedDict([
     ("xdpnet-xdp-plain", dict(_P, kind="bridge", xdpnet="xdp",
                               label="xdpnet XDP stage, plain host")),
 ])
+
+# The TC stage with one component taken out (--breakdown): a build of its
+# own (make OUT=build/perf/NAME BPF_EXTRA=...; switches that exist for
+# these experiments only) or the portable datapath, attached as
+# xdpnet-tc is, on the same realistic host. What xdpnet-tc costs more than
+# a variant, paired by repeat, is what that component costs. counters:
+# False where the build counts nothing (its share bypassed comes from the
+# FORWARD chain, as tc-minimal's).
+VARIANTS = collections.OrderedDict([
+    ("nostats", dict(extra="-DXN_PERF_NOSTATS", env={}, counters=False,
+                     what="per-CPU counters (the verdict's and the "
+                     "target's rx_redirected)")),
+    ("noclock", dict(extra="-DXN_PERF_NOCLOCK", env={}, counters=True,
+                     what="keep-alive clock (jiffies read and compare)")),
+    ("portable", dict(extra=None, env={"XDPNET_DATAPATH": "portable"},
+                      counters=True,
+                      what="live reads of the ingress port and bridge "
+                      "(the portable datapath takes them from the ports "
+                      "map)")),
+    ("nomtu", dict(extra="-DXN_PERF_NOMTU", env={}, counters=True,
+                   what="egress MTU check (bpf_check_mtu() with "
+                   "BPF_MTU_CHK_SEGS for GSO frames)")),
+    ("bare", dict(extra="-DXN_PERF_NOSTATS -DXN_PERF_NOCLOCK "
+                  "-DXN_PERF_NOMTU", env={"XDPNET_DATAPATH": "portable"},
+                  counters=False,
+                  what="all four out: what is left is parsing, two FDB "
+                  "lookups, two port-slot lookups and the port and entry "
+                  "flags")),
+])
+for _v, _s in VARIANTS.items():
+    PATHS["xdpnet-tc-" + _v] = dict(
+        _P, kind="bridge", nf=True, xdpnet="tc", variant=_v,
+        label="xdpnet TC stage without the %s (%s; same realistic host)"
+        % (_v, _s["what"]))
+
 DEFAULT_PATHS = ["direct", "bridge", "bridge-nf", "tc-minimal", "xdpnet-tc",
                  "xdpnet-xdp"]
+BREAKDOWN_PATHS = ["tc-minimal", "xdpnet-tc"] + \
+    ["xdpnet-tc-" + v for v in VARIANTS]
 # What every other path is compared with (report.ratios).
 REFS = ("bridge", "bridge-nf", "direct", "tc-minimal")
 
 
 def is_xdpnet(path):
     return PATHS[path]["xdpnet"] is not None
+
+
+def variant_of(path):
+    """(name, VARIANTS entry) of a breakdown path, or (None, None)."""
+    v = PATHS[path].get("variant")
+    return (v, VARIANTS[v]) if v else (None, None)
+
+
+def counts(path):
+    """Does the path's datapath keep xdpnet's counters?"""
+    v = variant_of(path)[1]
+    return is_xdpnet(path) and (v is None or v["counters"])
 
 
 def is_minimal(path):
@@ -211,6 +260,26 @@ PROFILES = {
             (Setting("veth", "on", 1500),
              _stream(["tx"], ("vm-vm",) + HOST_DIRS)
              + [Item("tcp_rr", 64, "vm-vm")] + FWD),
+            (Setting("tap", "on", 1500), _stream(["tx"])),
+            (Setting("tap", "off", 1500), _stream(["tx"])),
+        ],
+    },
+    # What the TC stage's program CPU per frame is made of: every cell of
+    # the target run that xdpnet-tc bypasses (vm->vm), tc-minimal,
+    # xdpnet-tc and the variants above, interleaved (--breakdown).
+    "breakdown": {
+        "repeats": 7,
+        "durations": {"tcp_stream": 4, "udp": 2, "tcp_rr": 2,
+                      "udp_rr": 2, "tcp_crr": 2, "fwd64": 3,
+                      "fwd64_tap": 3},
+        "paths": BREAKDOWN_PATHS,
+        "plan": [
+            (Setting("veth", "off", 1500),
+             _stream(["tx"]) + [Item("tcp_rr", 64, "vm-vm"),
+                                Item("udp_rr", 64, "vm-vm"),
+                                Item("tcp_crr", 64, "vm-vm")]),
+            (Setting("veth", "on", 1500),
+             _stream(["tx"]) + [Item("tcp_rr", 64, "vm-vm")] + FWD),
             (Setting("tap", "on", 1500), _stream(["tx"])),
             (Setting("tap", "off", 1500), _stream(["tx"])),
         ],

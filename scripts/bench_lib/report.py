@@ -127,6 +127,44 @@ def ratios(groups, key, metric, plan_settings):
     return res
 
 
+def paired_diff(groups, key, other_path, metric="prog_ns"):
+    """stats.paired() of key's figure minus other_path's, repeat by
+    repeat (both valid), or None."""
+    g, o = groups.get(key), groups.get(key._replace(path=other_path))
+    if not g or not o:
+        return None
+    d = [m[metric] - o["by_rep"][rep][metric]
+         for rep, m in sorted(g["by_rep"].items())
+         if m.get(metric) is not None and rep in o["by_rep"] and
+         o["by_rep"][rep].get(metric) is not None]
+    return stats.paired(d) if d else None
+
+
+def breakdown(groups):
+    """What xdpnet-tc's program CPU per frame is made of, per (setting,
+    item) it was measured in: tc-minimal's and its own figure, their
+    paired ratio, and for each breakdown variant the ns per frame the
+    variant saves (xdpnet-tc minus the variant, paired by repeat)."""
+    out = []
+    for row in _items_in_order(groups):
+        key = GroupKey(*row, path="xdpnet-tc")
+        g = groups.get(key)
+        if not g or "prog_ns" not in g["metrics"]:
+            continue
+        ref = ratios(groups, key, "prog_ns", [])  # no 'direct' needed
+        mk = key._replace(path="tc-minimal")
+        saved = collections.OrderedDict()
+        for v in matrix.VARIANTS:
+            saved[v] = paired_diff(groups, key, "xdpnet-tc-" + v)
+        bare = key._replace(path="xdpnet-tc-bare")
+        out.append({
+            "row": row, "xdpnet": g["metrics"]["prog_ns"],
+            "minimal": groups.get(mk, {}).get("metrics", {}).get("prog_ns"),
+            "ratio": ref.get("tc-minimal"), "saved": saved,
+            "bare_over_minimal": paired_diff(groups, bare, "tc-minimal")})
+    return out
+
+
 def significant(r):
     """True when the confidence interval of a paired ratio excludes 1.0:
     a difference, not noise."""

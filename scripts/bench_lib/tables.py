@@ -228,3 +228,31 @@ def terminal_summary(groups, paths, plan_settings):
                "%d%% interval of the median excludes 1.0 (needs >= 6 "
                "repeats)" % round(100 * stats.CI_LEVEL))
     return "\n".join(out)
+
+
+def _fmt_diff(r):
+    """'12 (8–15)': a paired difference's median and min–max, ns."""
+    if not r or r.get("ratio") is None:
+        return "–"
+    s = "%.0f" % r["ratio"]
+    if r.get("n", 0) > 1:
+        s += " (%.0f–%.0f)" % (r["min"], r["max"])
+    return s
+
+
+def breakdown_table(rows):
+    """report.breakdown() as markdown: a row per cell."""
+    if not rows:
+        return ""
+    head = ["setting: test", "tc-minimal ns", "xdpnet-tc ns",
+            "÷ tc-minimal"] + \
+        ["− %s" % v for v in matrix.VARIANTS] + ["bare − tc-minimal"]
+    out = []
+    for b in rows:
+        out.append([report._label(b["row"]),
+                    fmt_summary(b["minimal"], "prog_ns"),
+                    fmt_summary(b["xdpnet"], "prog_ns"),
+                    fmt_ratio(b["ratio"])] +
+                   [_fmt_diff(b["saved"][v]) for v in matrix.VARIANTS] +
+                   [_fmt_diff(b["bare_over_minimal"])])
+    return _md(head, out)

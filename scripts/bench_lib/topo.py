@@ -95,6 +95,11 @@ class NetnsTopo:
         # "iptables-legacy".
         self.iptables = iptables
         self.xdpnet = os.path.join(root, "build", "xdpnet")
+        # The breakdown paths' builds ({path: binary}, scripts/bench) and
+        # the build and environment attached now.
+        self.variant_bins = {}
+        self.xdpnet_bin = self.xdpnet
+        self.xdpnet_env = []
         self.relay = os.path.join(root, "build", "tests", "vnet_relay")
         self.tools = os.path.join(root, "build", "bench_tools")
         self.minimal_tool = os.path.join(self.tools, "xnb_minimal")
@@ -104,7 +109,7 @@ class NetnsTopo:
         self.servers = {}      # (ns, kind) -> Popen
         self.setting = None
         self.path = None       # path name in effect on the bridge
-        self.switch_state = None  # (nf, rules, xdpnet mode, minimal)
+        self.switch_state = None  # (nf, rules, xdpnet mode, minimal, variant)
         self.defaults = {}     # (ns, dev) -> ethtool features at creation
         self.built = False
 
@@ -125,7 +130,8 @@ class NetnsTopo:
                             % (dev, name)))
 
     def xdpnet_cmd(self, *args, check=True, timeout=60):
-        return run(nsenter(SW, [self.xdpnet] + list(args)), check=check,
+        return run(nsenter(SW, ["env"] + self.xdpnet_env +
+                           [self.xdpnet_bin] + list(args)), check=check,
                    timeout=timeout)
 
     # ----------------------------------------------------------- teardown
@@ -374,22 +380,28 @@ class NetnsTopo:
         spec = matrix.PATHS[path]
         if spec["kind"] == "direct":
             return
+        variant, vspec = matrix.variant_of(path)
         want = (spec["nf"], self.rules if spec["nf"] else 0, spec["xdpnet"],
-                spec["minimal"])
+                spec["minimal"], variant)
         if want == self.switch_state:
             self.path = path
             return
-        cur = self.switch_state or (None, None, None, None)
+        cur = self.switch_state or (None, None, None, None, None)
         # Off first: two programs on one tcx hook would run one after the
         # other.
         if cur[3] != want[3]:
             self.stop_minimal()
-        if spec["xdpnet"] is None and \
+        # Another build (or datapath) of xdpnet: detached by the one that
+        # attached, then attached anew, not upgraded in place.
+        if (spec["xdpnet"] is None or cur[4] != variant) and \
                 os.path.isdir("/sys/fs/bpf/xdpnet/" + BR):
             self.xdpnet_cmd("detach", BR)
         if (cur[0], cur[1]) != (want[0], want[1]):
             self.set_nf(spec["nf"])
         if spec["xdpnet"] is not None:
+            self.xdpnet_bin = self.variant_bins.get(path, self.xdpnet)
+            self.xdpnet_env = ["%s=%s" % kv for kv in
+                               sorted((vspec or {}).get("env", {}).items())]
             self.xdpnet_cmd(*self.attach_argv(spec["xdpnet"]))
         if spec["minimal"] is not None and self.minimal is None:
             self.start_minimal(spec["minimal"])

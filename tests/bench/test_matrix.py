@@ -91,6 +91,34 @@ class Order(unittest.TestCase):
             self.assertEqual({c.item.test for c in cl if c.path == p},
                              want, p)
 
+    def test_breakdown(self):
+        prof = matrix.PROFILES["breakdown"]
+        self.assertEqual(prof["paths"], matrix.BREAKDOWN_PATHS)
+        cl = matrix.build_cells(prof["plan"], prof["paths"],
+                                prof["repeats"])
+        # Only cells xdpnet-tc bypasses, and every such cell of the
+        # target run.
+        self.assertEqual({c.item.direction for c in cl}, {"vm-vm"})
+        tg = matrix.PROFILES["targets"]
+        want = {(s, i) for s, items in tg["plan"] for i in items
+                if i.direction == "vm-vm"}
+        self.assertEqual({(c.setting, c.item) for c in cl}, want)
+        self.assertGreaterEqual(prof["repeats"], 7)
+        for v, spec in matrix.VARIANTS.items():
+            p = "xdpnet-tc-" + v
+            self.assertIn(p, prof["paths"])
+            self.assertEqual(matrix.variant_of(p), (v, spec))
+            self.assertEqual(matrix.PATHS[p]["xdpnet"], "tc")
+            self.assertEqual(matrix.PATHS[p]["nf"],
+                             matrix.PATHS["xdpnet-tc"]["nf"])
+            self.assertTrue(spec["extra"] or spec["env"], v)
+        self.assertFalse(matrix.counts("xdpnet-tc-nostats"))
+        self.assertFalse(matrix.counts("xdpnet-tc-bare"))
+        self.assertTrue(matrix.counts("xdpnet-tc-portable"))
+        self.assertTrue(matrix.counts("xdpnet-tc"))
+        self.assertFalse(matrix.counts("tc-minimal"))
+        self.assertEqual(matrix.variant_of("xdpnet-tc"), (None, None))
+
     def test_paths(self):
         self.assertIn("tc-minimal", matrix.DEFAULT_PATHS)
         for p in ("tc-minimal", "tc-minimal-peer"):

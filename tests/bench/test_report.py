@@ -235,6 +235,44 @@ class Targets(unittest.TestCase):
         self.assertEqual(summ["T5"]["na"], 2)
 
 
+class Breakdown(unittest.TestCase):
+    def test_saved_per_component_paired_by_repeat(self):
+        # xdpnet-tc drifts from repeat to repeat; each variant is a fixed
+        # amount below it in the same repeat, so the paired difference is
+        # exact where medians of each path would not be.
+        full = [100, 140, 120, 160, 110, 150, 130]
+        less = {"nostats": 15, "noclock": 2, "portable": 20, "nomtu": 0,
+                "bare": 40}
+        vals = {"tc-minimal": [60, 80, 70, 90, 65, 85, 75],
+                "xdpnet-tc": full}
+        for v, d in less.items():
+            vals["xdpnet-tc-" + v] = [x - d for x in full]
+        extra = {p: {"prog_ns": v} for p, v in vals.items()}
+        recs = seven({p: [1.0] * 7 for p in vals}, extra=extra)
+        bd = report.breakdown(report.aggregate(recs))
+        self.assertEqual(len(bd), 1)
+        b = bd[0]
+        for v, d in less.items():
+            self.assertEqual(b["saved"][v]["ratio"], d, v)
+            self.assertEqual((b["saved"][v]["min"], b["saved"][v]["max"]),
+                             (d, d), v)
+        # The median of the per-repeat ratios: 130 / 75 in repeat 7.
+        self.assertAlmostEqual(b["ratio"]["ratio"], 130 / 75)
+        # bare minus tc-minimal, repeat by repeat: 100-40-60 = 0, ...
+        self.assertEqual(b["bare_over_minimal"]["values"],
+                         [f - 40 - m for f, m in zip(full,
+                                                     vals["tc-minimal"])])
+        md = tables.breakdown_table(bd)
+        self.assertIn("| 15 (15–15) |", md)
+        self.assertIn("− portable", md)
+
+    def test_no_breakdown_without_xdpnet_tc(self):
+        recs = seven({"tc-minimal": [1.0] * 7},
+                     extra={"tc-minimal": {"prog_ns": [60] * 7}})
+        self.assertEqual(report.breakdown(report.aggregate(recs)), [])
+        self.assertEqual(tables.breakdown_table([]), "")
+
+
 class Files(unittest.TestCase):
     def test_cells_csv(self):
         text = report.cells_csv(stream_records())
