@@ -161,7 +161,7 @@ def breakdown(groups):
             "row": row, "xdpnet": g["metrics"]["prog_ns"],
             "minimal": groups.get(mk, {}).get("metrics", {}).get("prog_ns"),
             "ratio": ref.get("tc-minimal"), "saved": saved,
-            "bare_over_minimal": paired_diff(groups, bare, "tc-minimal")})
+            "bare_minus_minimal": paired_diff(groups, bare, "tc-minimal")})
     return out
 
 

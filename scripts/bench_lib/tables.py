@@ -254,5 +254,5 @@ def breakdown_table(rows):
                     fmt_summary(b["xdpnet"], "prog_ns"),
                     fmt_ratio(b["ratio"])] +
                    [_fmt_diff(b["saved"][v]) for v in matrix.VARIANTS] +
-                   [_fmt_diff(b["bare_over_minimal"])])
+                   [_fmt_diff(b["bare_minus_minimal"])])
     return _md(head, out)

@@ -259,7 +259,7 @@ class Breakdown(unittest.TestCase):
         # The median of the per-repeat ratios: 130 / 75 in repeat 7.
         self.assertAlmostEqual(b["ratio"]["ratio"], 130 / 75)
         # bare minus tc-minimal, repeat by repeat: 100-40-60 = 0, ...
-        self.assertEqual(b["bare_over_minimal"]["values"],
+        self.assertEqual(b["bare_minus_minimal"]["values"],
                          [f - 40 - m for f, m in zip(full,
                                                      vals["tc-minimal"])])
         md = tables.breakdown_table(bd)
