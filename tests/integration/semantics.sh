@@ -179,8 +179,7 @@ warm() {
 	status_json "$f0"
 	tx 1 2 5 --tag 901 && tx 2 1 5 --tag 902 || return 1
 	status_json "$f1"
-	red=$(($(ctr "$f1" "${VPORT[1]}" tc_redirect) + $(ctr "$f1" "${VPORT[1]}" xdp_redirect) -
-		$(ctr "$f0" "${VPORT[1]}" tc_redirect) - $(ctr "$f0" "${VPORT[1]}" xdp_redirect)))
+	red=$(redirected "$v" "${VPORT[1]}" "$f0" "$f1")
 	echo "warm: 1->2 redirected $red of 5"
 	[ "$red" -ge 4 ] || { echo "FAIL: frames 1->2 did not take the bypass before the change"; return 1; }
 }
@@ -1089,11 +1088,12 @@ flow_on_bridge() {
 		jq -r .verdict)" == pass_* ]]
 }
 case_vlanchange() { # VARIANT
-	local v=$1 st=0 pid r0 f=$WORK/vc.json
+	local v=$1 st=0 pid r0 f0=$WORK/vc0.json f1=$WORK/vc1.json
 	vlan_on || return 1
 	v_attach "$v" && vlan_settle "$v" true || return 1
 	vlan_learn || return 1
 	m_start || return 1
+	[ "$v" = bridge ] || status_json "$f0"
 	r0=$(sw_rx "${VPORT[1]}")
 	nsx "${VNS[1]}" "$FR" send eth0 --dst "${VMAC[2]}" --src "${VMAC[1]}" --count 250 --rate 50 --tag 831 >/dev/null &
 	pid=$!
@@ -1107,7 +1107,7 @@ case_vlanchange() { # VARIANT
 	nsx "${VNS[1]}" "$FR" send eth0 --dst "${VMAC[2]}" --src "${VMAC[1]}" --count 100 --rate 50 --tag 832 >/dev/null || st=1
 	wait "$pid"
 	untrack "$pid"
-	[ "$v" = bridge ] || status_json "$f"
+	[ "$v" = bridge ] || status_json "$f1"
 	m_end || st=1
 	echo "at 2: $(m_tag 2 831) of the first stream, $(m_tag 2 832) of the second"
 	expect_eq "frames sent after the change that reached stand-in 2" "$(m_tag 2 832)" 0 || st=1
@@ -1115,7 +1115,7 @@ case_vlanchange() { # VARIANT
 	expect_ge "frames of the first stream that reached stand-in 2 (before the change)" "$(m_tag 2 831)" 40 || st=1
 	if [ "$v" != bridge ]; then
 		expect_ge "frames of the flow xdpnet bypassed before the change" \
-			$(($(ctr "$f" "${VPORT[1]}" tc_redirect) + $(ctr "$f" "${VPORT[1]}" xdp_redirect))) 1 || st=1
+			"$(redirected "$v" "${VPORT[1]}" "$f0" "$f1")" 1 || st=1
 	fi
 	vlan_off
 	v_detach "$v" || st=1

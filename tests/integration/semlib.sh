@@ -327,6 +327,13 @@ v_settle() {
 # enum xdpnet_port_flags (include/xdpnet.h)
 PF_FWD=1 PF_ISOLATED=2 PF_LEARNING=4 PF_LOCKED=8
 
+# redirected VARIANT PORT FILE0 FILE1: the port's bypassed frames between two
+# status --json files.
+redirected() {
+	echo $(($(ctr "$4" "$2" tc_redirect) + $(ctr "$4" "$2" xdp_redirect) -
+		$(ctr "$3" "$2" tc_redirect) - $(ctr "$3" "$2" xdp_redirect)))
+}
+
 # show_ctr VARIANT PORT COUNTER...: print counters of a port (status).
 show_ctr() {
 	local v=$1 port=$2 c f=$WORK/ctr.json

@@ -78,13 +78,6 @@ tcr_settle() {
 	return 1
 }
 
-# redirected VARIANT PORT FILE0 FILE1: the port's bypassed frames between two
-# status --json files.
-redirected() {
-	echo $(($(ctr "$4" "$2" tc_redirect) + $(ctr "$4" "$2" xdp_redirect) -
-		$(ctr "$3" "$2" tc_redirect) - $(ctr "$3" "$2" xdp_redirect)))
-}
-
 case_tcx() { # VARIANT pre|post
 	local v=$1 when=$2 st=0 p=${VPORT[1]} f0=$WORK/tcx0.json f1=$WORK/tcx1.json
 	local want order red xb
