@@ -28,6 +28,7 @@ T_NUM=0
 T_PASS=0
 T_FAIL=0
 FAILED=()
+CHECK_STACK=() # "DEPTH NUM LOG DESC" of each check still running
 PIDS=()     # background processes this suite started
 NSLIST=()   # namespaces this suite created
 NEXT_PORT=20000
@@ -48,15 +49,38 @@ slug() { echo "$1" | tr -c 'A-Za-z0-9>.-' '_' | tr -s _ | cut -c1-80; }
 # check DESC CMD [ARGS...]: run CMD in this shell with its output in a log
 # of its own; one "ok"/"not ok" line. CMD may set globals.
 check() {
-	local desc=$1 rc
+	local desc=$1 rc depth=${#FUNCNAME[@]}
 	shift
+	unwound "$depth"
 	T_NUM=$((T_NUM + 1))
 	CUR_LOG=$LOGDIR/$(printf '%03d' "$T_NUM")-$(slug "$desc").log
 	echo "== $desc" >"$CUR_LOG"
+	CHECK_STACK+=("$depth $T_NUM $CUR_LOG $desc")
 	"$@" >>"$CUR_LOG" 2>&1
 	rc=$?
+	unset 'CHECK_STACK[-1]'
 	report "$rc" "$desc"
 	return "$rc"
+}
+
+# unwound DEPTH: fail the checks that never returned. A shell error such as
+# bad arithmetic makes bash drop the whole top-level command it is in, so
+# the suite goes on after it and skips the rest of that command's checks
+# without a word. A check still on the stack at DEPTH or deeper, when the
+# next one starts at DEPTH (or the suite ends: 0), is such a check.
+unwound() {
+	local top n f
+	while [ ${#CHECK_STACK[@]} -gt 0 ]; do
+		top=${CHECK_STACK[-1]}
+		[ "${top%% *}" -ge "$1" ] || break
+		unset 'CHECK_STACK[-1]'
+		read -r _ n f top <<<"$top"
+		T_FAIL=$((T_FAIL + 1))
+		FAILED+=("$n - $top: stopped by a shell error")
+		echo "not ok $n - $top: stopped by a shell error; the checks after it in its block did not run"
+		echo "#   log: $f"
+		tail -n 12 "$f" 2>/dev/null | sed 's/^/#   | /'
+	done
 }
 
 # report RC DESC: record a result computed elsewhere (log: $CUR_LOG).
@@ -85,6 +109,7 @@ fail_now() {
 }
 
 summary() {
+	unwound 0
 	echo "# logs: $LOGDIR"
 	if [ "$T_FAIL" -gt 0 ]; then
 		echo "# failed:"
@@ -258,6 +283,7 @@ cleanup() {
 	local p n
 	[ "$CLEANED" = 1 ] && return 0
 	CLEANED=1
+	unwound 0 # before the logs are kept or removed
 	trap - EXIT INT TERM
 	if declare -F suite_cleanup >/dev/null; then suite_cleanup; fi
 	for p in "${PIDS[@]}"; do
