@@ -24,9 +24,10 @@
 #include <bpf/bpf_tracing.h>
 #include <xdp/xdp_helpers.h>
 #include "xdpnet.h"
+#include "xdpnet_maps.h"
+#include "xdpnet_dump.h"
 #include "xdpnet_decide.h"
 #include "xdpnet_fdb.h"
-#include "xdpnet_dump.h"
 
 /* Not ours: let the next tc program, then the bridge, have it. */
 #define TC_ACT_UNSPEC (-1)
@@ -181,7 +182,8 @@ static __always_inline int xdp_stage(struct xdp_md *ctx, int probe_meta,
 	}
 	xdpnet_count(f.in_slot, XDPNET_C_XDP_REDIRECT, f.len);
 	xdpnet_count(f.out_slot, XDPNET_C_RX_REDIRECTED, f.len);
-	DUMP(ctx, 1, f.ifindex, f.len, XDPNET_C_XDP_REDIRECT, f.target);
+	if (!f.cached)
+		DUMP(ctx, 1, f.ifindex, f.len, XDPNET_C_XDP_REDIRECT, f.target);
 	return bpf_redirect_map(&tx_ports, f.out_slot, XDP_PASS);
 }
 
@@ -294,8 +296,11 @@ static __always_inline int tc_stage(struct __sk_buff *skb,
 		return TC_ACT_UNSPEC;
 	}
 	xdpnet_count(f.out_slot, XDPNET_C_RX_REDIRECTED, f.len);
-	lat_mark_tc(f.ifindex, f.target);
-	DUMP(skb, 0, f.ifindex, f.len, verdict, f.target);
+	/* A cached decision implies neither a dump nor the probe runs. */
+	if (!f.cached) {
+		lat_mark_tc(f.ifindex, f.target);
+		DUMP(skb, 0, f.ifindex, f.len, verdict, f.target);
+	}
 	return TC_ACT_REDIRECT;
 }
 
@@ -369,6 +374,17 @@ int BPF_PROG(xdpnet_devmap_xmit, const struct net_device *from_dev,
 	s = bpf_map_lookup_elem(&stats, &slot);
 	if (s)
 		s->c[XDPNET_C_DROP_XMIT_ERR].packets += drops;
+	return 0;
+}
+
+/* User space's way to bump the generation (include/xdpnet.h, struct
+ * xdpnet_rt) after it changed the datapath's maps: BPF_PROG_TEST_RUN.
+ * The bridge's address is checked again too (cfg may name another). */
+SEC("syscall")
+int xdpnet_bump(void *ctx)
+{
+	xdpnet_rt.br = 0;
+	xdpnet_gen_bump();
 	return 0;
 }
 

@@ -12,7 +12,9 @@
  *
  * The known-unicast path costs two FDB lookups (source, destination), two
  * array lookups (the ports, by the slots the FDB entries carry), a jiffies
- * read and the counters.
+ * read and the counters; the next frames of a flow take the bridge's part
+ * from the decision cache (xdpnet_cache.h): one lookup of this CPU's
+ * entry, the live reads and the counters.
  */
 #ifndef XDPNET_DECIDE_H
 #define XDPNET_DECIDE_H
@@ -22,6 +24,8 @@
 #include "xdpnet_live.h"
 #include "xdpnet_csum.h"
 #include "xdpnet_trace.h"
+#include "xdpnet_dump.h"
+#include "xdpnet_frame.h"
 
 /* The bridge accepts frames up to MTU + Ethernet header + one VLAN tag
  * (is_skb_forwardable()), but with br_netfilter on it drops an IP packet
@@ -41,24 +45,7 @@
 #define XN_PERF_NOMTU 0
 #endif
 
-/* The frame as an entry point sees it, and what the decision found. */
-struct xdpnet_frame {
-	void *ctx;  /* struct xdp_md or struct __sk_buff */
-	void *data; /* Ethernet header */
-	void *data_end;
-	void *l3;      /* after the Ethernet header and any in-band VLAN tag */
-	__u32 ifindex; /* ingress port */
-	__u32 len;     /* whole frame, bytes */
-	__u32 gso;     /* TC: segment size of a GSO frame, 0 otherwise */
-	__u16 proto;   /* EtherType after the VLAN tag, host order */
-	__u16 vid;     /* VLAN of a tagged frame */
-	__u8 tagged; /* frame carries a VLAN tag (in-band or in skb metadata) */
-	__u8 skb_backed; /* XDP: generic (skb-backed) XDP, see xdpnet_xdp() */
-	/* out */
-	__u32 in_slot;	/* ingress port's slot, 0 if not carried */
-	__u32 out_slot; /* redirect: target's slot ... */
-	__u32 target;	/* ... and ifindex */
-};
+#include "xdpnet_cache.h"
 
 /*
  * XDP stage only: can this frame leave through an XDP redirect intact?
@@ -66,11 +53,11 @@ struct xdpnet_frame {
  * checksum must be valid as it stands, or be a partial checksum that we
  * complete here. Returns 0 when safe, else the XDP_DEFER_* counter.
  */
-static __always_inline __u32 xdpnet_xdp_safe(struct xdpnet_frame *f,
-					     const struct xdpnet_port *in)
+static __always_inline __u32 xdpnet_xdp_safe(struct xdpnet_frame *f)
 {
 	/* A veth redirects an xdp_buff even for skbs: the state is dropped. */
-	int may_complete = !f->skb_backed || (in->flags & XDPNET_PORT_VETH);
+	int may_complete = !f->skb_backed ||
+			   (f->flow_flags & XDPNET_FLOW_IN_VETH);
 
 	if (f->len > XDPNET_XDP_MAX_FRAME)
 		return XDPNET_C_XDP_DEFER_SIZE;
@@ -186,14 +173,14 @@ static __always_inline __u32 src_ok(struct xdpnet_frame *f,
 }
 
 /*
- * Decide what happens to a frame. Returns the counter that names the
- * verdict for the given stage (a constant at each call site, so each entry
- * point only carries its own branches): XDPNET_C_XDP_REDIRECT /
- * XDPNET_C_TC_REDIRECT with f->target and f->out_slot set, a PASS_* reason
- * (hand to the bridge), or an XDP_DEFER_* reason (XDP stage: hand to the
- * TC stage). f->in_slot is set whenever the ingress port is carried.
+ * The bridge's part of the decision: would the bridge forward this frame
+ * to exactly one port, and one we may redirect to? 0 with f->target,
+ * f->out_slot, f->out_mtu and f->flow_flags set (and f->cacheable,
+ * f->expire_j when the cache may keep it), else the PASS_* (or, XDP
+ * stage, XDP_DEFER_REFRESH) reason. f->in_slot is set whenever the
+ * ingress port is carried. The frame has a whole Ethernet header.
  */
-static __always_inline __u32 xdpnet_decide(struct xdpnet_frame *f,
+static __always_inline __u32 decide_bridge(struct xdpnet_frame *f,
 					   const enum xdpnet_stage stage,
 					   struct xdpnet_trace_rec *t)
 {
@@ -201,21 +188,10 @@ static __always_inline __u32 xdpnet_decide(struct xdpnet_frame *f,
 	struct xdpnet_port *in, *out;
 	struct ethhdr *eth = f->data;
 	__u8 vlan_filtering = xdpnet_cfg.vlan_filtering;
-	__u32 in_flags, slot = 0, why, now;
+	__u32 in_flags, slot = 0, why, now = 0;
 	__u32 refresh_j = xdpnet_cfg.refresh_j;
 	__u16 vid = 0;
 
-	XN_AT(t, XDPNET_CK_FRAME);
-	if (f->data + sizeof(*eth) > f->data_end) {
-		in_port(f, NULL, t);
-		return XDPNET_C_PASS_MALFORMED;
-	}
-#ifdef XDPNET_TEST_VARIANT
-	/* tests/integration/upgrade.sh: programs that differ, same verdicts
-	 * (no frame is this short). */
-	if (f->len == XDPNET_TEST_VARIANT)
-		return XDPNET_C_PASS_MALFORMED;
-#endif
 	/* Without VLAN filtering the bridge keys its FDB by MAC alone, and
 	 * the source's entry tells the ingress slot. */
 	if (!vlan_filtering)
@@ -289,14 +265,19 @@ static __always_inline __u32 xdpnet_decide(struct xdpnet_frame *f,
 		t->src_ifindex = src->ifindex;
 		t->src_flags = src->flags;
 	}
+	/* The cache keeps decisions for sources the bridge has on this
+	 * port only: learned (until the keep-alive is due), or static (for
+	 * one keep-alive interval). */
 	if (in_flags & XDPNET_PORT_LEARNING) {
 		XN_AT(t, XDPNET_CK_SRC_KNOWN);
 		why = src_ok(f, src, eth->h_source, vid, t);
 		if (why)
 			return why;
+		f->cacheable = 1;
+		now = bpf_jiffies64();
+		f->expire_j = now + refresh_j;
 		if (src && src->ifindex == f->ifindex && !XN_PERF_NOCLOCK) {
 			/* jiffies: the cheapest clock there is. */
-			now = bpf_jiffies64();
 			XN_AT(t, XDPNET_CK_KEEPALIVE);
 			XN_NOTE(t, src_age_j, now - src->bridge_j);
 			XN_NOTE(t, refresh_j, refresh_j);
@@ -307,7 +288,13 @@ static __always_inline __u32 xdpnet_decide(struct xdpnet_frame *f,
 					src->bridge_j = now;
 				return XDPNET_C_PASS_REFRESH;
 			}
+			f->expire_j = src->bridge_j + refresh_j;
 		}
+		f->flow_flags |= XDPNET_FLOW_LEARNING;
+	} else if (src && src->ifindex == f->ifindex &&
+		   !(src->flags & XDPNET_FDB_LOCKED)) {
+		f->cacheable = 1;
+		f->expire_j = (__u32)bpf_jiffies64() + refresh_j;
 	}
 
 	XN_AT(t, XDPNET_CK_DST_KNOWN);
@@ -350,50 +337,144 @@ static __always_inline __u32 xdpnet_decide(struct xdpnet_frame *f,
 			return XDPNET_C_PASS_VLAN;
 		if (vv->flags & XDPNET_VLAN_HELD)
 			return XDPNET_C_PASS_STATE;
+		/* The cache's key has no VLAN. */
+		f->cacheable = 0;
 	}
 
 	f->target = dst->ifindex;
 	f->out_slot = slot;
-	if (stage == XDPNET_STAGE_TC) {
-		XN_AT(t, XDPNET_CK_MTU);
-		/* As the bridge: the whole frame within MTU + 14 bytes; a GSO
-		 * frame by the size of the segments it will become (the
-		 * bridge would forward it anyway; it decides). */
-		if (f->gso && !XN_PERF_NOMTU) {
-			__u32 mlen = 0;
+	f->out_mtu = out->mtu;
+	if (out->flags & XDPNET_PORT_ISOLATED)
+		f->flow_flags |= XDPNET_FLOW_OUT_ISOLATED;
+	if (out->flags & XDPNET_PORT_XDP_TARGET)
+		f->flow_flags |= XDPNET_FLOW_OUT_XDP;
+	if (in->flags & XDPNET_PORT_VETH)
+		f->flow_flags |= XDPNET_FLOW_IN_VETH;
+	/* A cached frame skips the latency probe's marks. */
+	if (xdpnet_cfg.lat_on || t)
+		f->cacheable = 0;
+	return 0;
+}
 
-			if (bpf_check_mtu(f->ctx, f->target, &mlen, 0,
-					  BPF_MTU_CHK_SEGS))
-				return XDPNET_C_PASS_MTU;
-		} else if (!XN_PERF_NOMTU &&
-			   f->len > out->mtu + XDPNET_MTU_SLACK) {
-			return XDPNET_C_PASS_MTU;
-		}
-		XN_AT(t, XDPNET_CK_N);
-		return XDPNET_C_TC_REDIRECT;
+/* A GSO frame's segments: do they fit mtu (1), not (0), or cannot this
+ * tell (-1)? The length of a segment's network packet, as the kernel
+ * measures it (skb_gso_network_seglen()): IP header, TCP header and
+ * gso_size. Read from the frame's own headers, TCP over IPv4 or over
+ * IPv6 without extension headers; anything else asks the kernel. (The
+ * bridge forwards a GSO frame whatever its segments, so a frame whose
+ * headers mislead this arithmetic goes where the bridge would send it
+ * anyway.) */
+static __always_inline int gso_fits(const struct xdpnet_frame *f, __u32 mtu)
+{
+	__u32 nh, th;
+	__u8 *l4;
+
+	if (f->proto == ETH_P_IP) {
+		struct iphdr *ip = f->l3;
+
+		if ((void *)(ip + 1) > f->data_end ||
+		    ip->protocol != IPPROTO_TCP)
+			return -1;
+		nh = ip->ihl * 4;
+	} else if (f->proto == ETH_P_IPV6) {
+		struct ipv6hdr *ip6 = f->l3;
+
+		if ((void *)(ip6 + 1) > f->data_end ||
+		    ip6->nexthdr != IPPROTO_TCP)
+			return -1;
+		nh = sizeof(*ip6);
+	} else {
+		return -1;
 	}
+	l4 = f->l3 + (nh & 0x7f);
+	if ((void *)(l4 + 13) > f->data_end)
+		return -1;
+	th = (l4[12] >> 4) * 4;
+	return nh + th + f->gso <= mtu;
+}
+
+/* The TC stage's part: the frame itself fits the egress port. */
+static __always_inline __u32 decide_tc(struct xdpnet_frame *f,
+				       struct xdpnet_trace_rec *t)
+{
+	XN_AT(t, XDPNET_CK_MTU);
+	/* As the bridge: the whole frame within MTU + 14 bytes; a GSO frame
+	 * by the size of the segments it will become (the bridge would
+	 * forward it anyway; it decides). */
+	if (f->gso && !XN_PERF_NOMTU) {
+		int fits = gso_fits(f, f->out_mtu);
+		__u32 mlen = 0;
+
+		if (!fits ||
+		    (fits < 0 && bpf_check_mtu(f->ctx, f->target, &mlen, 0,
+					       BPF_MTU_CHK_SEGS)))
+			return XDPNET_C_PASS_MTU;
+	} else if (!XN_PERF_NOMTU && f->len > f->out_mtu + XDPNET_MTU_SLACK) {
+		return XDPNET_C_PASS_MTU;
+	}
+	XN_AT(t, XDPNET_CK_N);
+	return XDPNET_C_TC_REDIRECT;
+}
+
+/* The XDP stage's part: the frame can leave by an XDP redirect. */
+static __always_inline __u32 decide_xdp(struct xdpnet_frame *f,
+					struct xdpnet_trace_rec *t)
+{
+	__u32 slot = f->out_slot, mlen = 0, why;
 
 	/* The devmap entry too: user space may be between the two. A
 	 * redirect that fails after the checksum was completed in place
 	 * would hand the stack a changed frame. */
 	XN_AT(t, XDPNET_CK_XDP_TARGET);
-	if (!(out->flags & XDPNET_PORT_XDP_TARGET) ||
+	if (!(f->flow_flags & XDPNET_FLOW_OUT_XDP) ||
 	    !bpf_map_lookup_elem(&tx_ports, &slot))
 		return XDPNET_C_XDP_DEFER_TARGET;
 	XN_AT(t, XDPNET_CK_MTU);
-	{
-		__u32 mlen = 0;
-
-		if (bpf_check_mtu(f->ctx, f->target, &mlen, 0, 0))
-			return XDPNET_C_XDP_DEFER_SIZE;
-	}
+	if (bpf_check_mtu(f->ctx, f->target, &mlen, 0, 0))
+		return XDPNET_C_XDP_DEFER_SIZE;
 	/* Last: it may complete a partial checksum in place. */
 	XN_AT(t, XDPNET_CK_XDP_CSUM);
-	why = xdpnet_xdp_safe(f, in);
+	why = xdpnet_xdp_safe(f);
 	if (why)
 		return why;
 	XN_AT(t, XDPNET_CK_N);
 	return XDPNET_C_XDP_REDIRECT;
+}
+
+/*
+ * Decide what happens to a frame. Returns the counter that names the
+ * verdict for the given stage (a constant at each call site, so each entry
+ * point only carries its own branches): XDPNET_C_XDP_REDIRECT /
+ * XDPNET_C_TC_REDIRECT with f->target and f->out_slot set, a PASS_* reason
+ * (hand to the bridge), or an XDP_DEFER_* reason (XDP stage: hand to the
+ * TC stage). f->in_slot is set whenever the ingress port is carried.
+ * f->cached: the bridge's part came from the decision cache.
+ */
+static __always_inline __u32 xdpnet_decide(struct xdpnet_frame *f,
+					   const enum xdpnet_stage stage,
+					   struct xdpnet_trace_rec *t)
+{
+	__u32 why;
+
+	XN_AT(t, XDPNET_CK_FRAME);
+	if (f->data + sizeof(struct ethhdr) > f->data_end) {
+		in_port(f, NULL, t);
+		return XDPNET_C_PASS_MALFORMED;
+	}
+#ifdef XDPNET_TEST_VARIANT
+	/* tests/integration/upgrade.sh: programs that differ, same verdicts
+	 * (no frame is this short). */
+	if (f->len == XDPNET_TEST_VARIANT)
+		return XDPNET_C_PASS_MALFORMED;
+#endif
+	if (t || !cache_hit(f, stage)) {
+		f->gen = gen_now();
+		why = decide_bridge(f, stage, t);
+		if (why)
+			return why;
+		cache_fill(f);
+	}
+	return stage == XDPNET_STAGE_TC ? decide_tc(f, t) : decide_xdp(f, t);
 }
 
 #endif /* XDPNET_DECIDE_H */

@@ -89,7 +89,8 @@ int BPF_PROG(xdpnet_fdb_delete, struct net_bridge *br,
 	k.vid = f->key.vlan_id;
 	if (!bpf_map_delete_elem(&fdb, &k))
 		xdpnet_fdb_event(XDPNET_FE_DELETE);
-	bpf_map_delete_elem(&fdb_static, &k);
+	if (!bpf_map_delete_elem(&fdb_static, &k))
+		xdpnet_gen_bump();
 	return 0;
 }
 

@@ -58,15 +58,15 @@ static __always_inline int live_port(struct net_device *dev, __u32 *flags,
 	/* rx_handler_data belongs to whoever holds the device's rx_handler:
 	 * it is our bridge's port only if it points back at the device and
 	 * at this bridge. The bridge is checked by ifindex once, then by
-	 * address (remembered in xdpnet_cfg). */
+	 * address (remembered in xdpnet_rt). */
 	if (!p || p->dev != dev)
 		return XDPNET_LIVE_GONE;
 	br = p->br;
-	if ((__u64)br != xdpnet_cfg.br_addr) {
+	if (!br || (__u64)br != xdpnet_rt.br) {
 		if (!br || (__u32)br->dev->ifindex != xdpnet_cfg.bridge_ifindex)
 			return XDPNET_LIVE_GONE;
 		if (!trace)
-			xdpnet_cfg.br_addr = (__u64)br;
+			xdpnet_rt.br = (__u64)br;
 	}
 	if (br->dev->flags & IFF_PROMISC_)
 		return XDPNET_LIVE_PROMISC;

@@ -18,12 +18,33 @@
  * A section of its own makes it a map of exactly this struct. */
 struct xdpnet_cfg xdpnet_cfg SEC(".data.cfg") = {};
 
+/* The datapath's own state: the generation of everything decisions rest
+ * on (include/xdpnet.h). A section of its own, as cfg. */
+struct xdpnet_rt xdpnet_rt SEC(".data.rt") = {};
+
+/* Bump the generation: after a change, never before it. */
+static __always_inline void xdpnet_gen_bump(void)
+{
+	__sync_fetch_and_add(&xdpnet_rt.gen, 1);
+}
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct xdpnet_meta);
 } meta SEC(".maps");
+
+/* The decision cache (bpf/xdpnet_cache.h): XDPNET_FLOW_ENTRIES per
+ * possible CPU (user space sets the size before loading). Mappable only
+ * for the page alignment that gives: every entry one cache line. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, XDPNET_FLOW_ENTRIES);
+	__type(key, __u32);
+	__type(value, struct xdpnet_flow);
+} flows SEC(".maps");
 
 /* The bridge's learned entries, copied by the FDB trace programs. A plain
  * hash: when full, new entries are not copied (their frames take the
@@ -109,10 +130,13 @@ static __always_inline void xdpnet_count(__u32 slot, __u32 ctr, __u32 len)
 	s->c[ctr].bytes += len;
 }
 
+/* Every change to the FDB copy ends here: count it, and bump the
+ * generation. */
 static __always_inline void xdpnet_fdb_event(__u32 ev)
 {
 	__u64 *n = bpf_map_lookup_elem(&fdb_ev, &ev);
 
+	xdpnet_gen_bump();
 	if (n)
 		(*n)++;
 }

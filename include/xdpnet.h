@@ -196,7 +196,63 @@ struct xdpnet_cfg {
 	__u32 hz;	     /* jiffies per second (measured by user space) */
 	__u32 lat_on;	     /* latency probe on: mark frames for it */
 	__u32 hold;	     /* bypass 0: why (enum xdpnet_bridge_hold) */
-	__u64 br_addr; /* live datapath: the bridge's address, once checked */
+	__u64 br_addr;	     /* unused since 0.3 (see xdpnet_rt.br); keeps the
+				layout of pinned states */
+};
+
+/*
+ * The datapath's own state (section .data.rt, pinned as "rt"): written
+ * by BPF programs only; user space changes it through the xdpnet_bump
+ * program, never by writing the map.
+ *
+ * gen is the generation of everything a cached decision (struct
+ * xdpnet_flow) rests on: the FDB copy (fdb, fdb_static), the ports, cfg
+ * and the dump switch. Whoever changes one of them bumps it afterwards
+ * (the FDB trace programs; user space after each write), so that every
+ * decision cached before the change is decided anew. (Not the VLANs:
+ * nothing is cached while the bridge filters VLANs. Not tx_ports: read on
+ * every frame.)
+ */
+struct xdpnet_rt {
+	__u32 gen;
+	__u32 pad;
+	__u64 br; /* live datapath: the bridge's address, once checked
+		     (against cfg's ifindex again after user space's bump) */
+};
+
+/*
+ * The decision cache ("flows"): per CPU, XDPNET_FLOW_ENTRIES entries,
+ * direct-mapped by ingress port, source and destination MAC (CPU c's
+ * entries are c * XDPNET_FLOW_ENTRIES and on). An entry is the bridge's
+ * decision for such frames as the full decision found it: valid while
+ * xdpnet_rt.gen is unchanged, its keep-alive not due, and (live datapath)
+ * the ingress port's state as read then. Only bypassed flows whose source
+ * the bridge has on the ingress port are cached; without VLAN filtering,
+ * while no dump or latency probe runs. One cache line each.
+ */
+#define XDPNET_FLOW_BITS 10
+#define XDPNET_FLOW_ENTRIES (1 << XDPNET_FLOW_BITS)
+
+enum xdpnet_flow_flags {
+	XDPNET_FLOW_LEARNING = 1 << 0,	   /* the ingress port learned */
+	XDPNET_FLOW_OUT_ISOLATED = 1 << 1, /* the egress port is isolated */
+	XDPNET_FLOW_OUT_XDP = 1 << 2, /* the egress port takes XDP frames */
+	XDPNET_FLOW_IN_VETH = 1 << 3, /* the ingress port is a veth */
+};
+
+struct xdpnet_flow {
+	__u8 src[6];	/* source MAC ... */
+	__u16 in_slot;	/* (the ingress port's slot) */
+	__u8 dst[6];	/* ... destination MAC ... */
+	__u16 out_slot; /* (the egress port's slot) */
+	__u32 ifindex;	/* ... and ingress port: the key (0: empty) */
+	__u32 target;	/* the egress port */
+	__u32 gen;	/* xdpnet_rt.gen when decided */
+	__u32 expire_j; /* jiffies after which it is decided anew (the
+			   source's keep-alive is due) */
+	__u32 mtu;	/* the egress port's MTU */
+	__u32 flags;	/* enum xdpnet_flow_flags */
+	__u8 pad[24];
 };
 
 enum xdpnet_mode {

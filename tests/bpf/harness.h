@@ -68,6 +68,9 @@ enum xt_map {
 	XT_M_TX,
 	XT_M_STATS,
 	XT_M_TRACE_OUT, /* the trace programs' record (not of the datapath) */
+	XT_M_RT,	/* the generation */
+	XT_M_FLOWS,	/* the decision cache */
+	XT_M_DUMP,	/* the dump's switch */
 	XT_NR_MAPS,
 };
 
@@ -75,7 +78,7 @@ struct xt_build {
 	const char *name; /* "portable", "live" */
 	bool live;
 	struct bpf_object *obj;
-	int tc, xdp, xdp_mp, jiffies;	       /* program fds */
+	int tc, xdp, xdp_mp, jiffies, bump;    /* program fds */
 	int trace_tc, trace_xdp, trace_xdp_mp; /* their trace variants */
 	int map[XT_NR_MAPS];
 	/* Why this build cannot run here (a feature the kernel lacks), or
@@ -252,6 +255,9 @@ __u64 xt_fdb_ev(enum xdpnet_fdb_ev ev);
 /* A digest of every map the datapath keeps (all but the counters, which
  * xt_snap() reads): equal before and after a run that changed nothing. */
 bool xt_maps_digest(__u64 *h);
+/* Bump the generation after writing maps, as user space does; read it. */
+bool xt_bump(void);
+__u32 xt_gen(void);
 
 /* Per-slot counters, summed over CPUs. */
 struct xt_snap {
@@ -431,7 +437,7 @@ extern struct xt_opts xt_opts;
 /* clang-format off */
 #define XT_TESTS(X) \
 	X(verdicts) X(vlan) X(csum) X(refresh) X(live) X(gso) X(fdb_trace) \
-	X(fuzz)
+	X(cache) X(fuzz)
 /* clang-format on */
 #define XT_DECLARE(n) void test_##n(void);
 XT_TESTS(XT_DECLARE)

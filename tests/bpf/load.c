@@ -29,6 +29,8 @@ static const char *const map_names[XT_NR_MAPS] = {
 	[XT_M_PORTS] = "ports",		  [XT_M_PORT_IDX] = "port_idx",
 	[XT_M_VLANS] = "vlans",		  [XT_M_TX] = "tx_ports",
 	[XT_M_STATS] = "stats",		  [XT_M_TRACE_OUT] = "trace_out",
+	[XT_M_RT] = ".data.rt",		  [XT_M_FLOWS] = "flows",
+	[XT_M_DUMP] = ".data.dump",
 };
 
 static const char *const fdb_progs[] = {
@@ -178,6 +180,12 @@ static bool load_build(struct xt_build *b)
 		xt_note("redirect-error programs left out: the kernel lacks %s",
 			probe.why_xdp_trace);
 	}
+	/* The decision cache: entries for every possible CPU, as attach
+	 * sizes it. */
+	err = bpf_map__set_max_entries(find_map(b->obj, "flows"),
+				       xt_env.nr_cpus * XDPNET_FLOW_ENTRIES);
+	if (!CHECK(!err, "cannot size the decision cache: %s", strerror(-err)))
+		return false;
 	err = bpf_object__load(b->obj);
 	if (!CHECK(!err,
 		   "the kernel refused the %s build: %s (run with -vv for the "
@@ -188,12 +196,14 @@ static bool load_build(struct xt_build *b)
 	b->xdp = prog_fd(b->obj, "xdpnet_xdp");
 	b->xdp_mp = prog_fd(b->obj, "xdpnet_xdp_mp");
 	b->jiffies = prog_fd(b->obj, "xdpnet_jiffies");
+	b->bump = prog_fd(b->obj, "xdpnet_bump");
 	b->trace_tc = prog_fd(b->obj, "xdpnet_trace_tc");
 	b->trace_xdp = prog_fd(b->obj, "xdpnet_trace_xdp");
 	b->trace_xdp_mp = prog_fd(b->obj, "xdpnet_trace_xdp_mp");
 	if (!CHECK(b->tc >= 0 && b->xdp >= 0 && b->xdp_mp >= 0 &&
-			   b->jiffies >= 0 && b->trace_tc >= 0 &&
-			   b->trace_xdp >= 0 && b->trace_xdp_mp >= 0,
+			   b->jiffies >= 0 && b->bump >= 0 &&
+			   b->trace_tc >= 0 && b->trace_xdp >= 0 &&
+			   b->trace_xdp_mp >= 0,
 		   "%s: a program is missing", b->name))
 		return false;
 	for (i = 0; i < XT_NR_MAPS; i++) {

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <bpf/bpf.h>
 
 #include "harness.h"
@@ -94,6 +95,42 @@ __u32 xt_jiffies(void)
 	return o.retval;
 }
 
+/* The generation (include/xdpnet.h, struct xdpnet_rt), bumped as user
+ * space does after each change to the maps: without it, decisions cached
+ * before a test's change would stand (prog_tests/cache.c shows it). */
+bool xt_bump(void)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, o);
+
+	return CHECK(!bpf_prog_test_run_opts(xt_b->bump, &o),
+		     "cannot bump the generation: %s", strerror(errno));
+}
+
+__u32 xt_gen(void)
+{
+	struct xdpnet_rt rt = {};
+	__u32 zero = 0;
+
+	bpf_map_lookup_elem(fd(XT_M_RT), &zero, &rt);
+	return rt.gen;
+}
+
+/* A mappable array (the decision cache) in one go: its memory. */
+static bool mmap_digest(int mfd, const struct bpf_map_info *info, __u64 *h)
+{
+	size_t len = (size_t)info->value_size * info->max_entries, i;
+	const __u64 *w;
+
+	w = mmap(NULL, len, PROT_READ, MAP_SHARED, mfd, 0);
+	if (!CHECK(w != MAP_FAILED, "cannot map %s: %s", info->name,
+		   strerror(errno)))
+		return false;
+	for (i = 0; i < len / 8; i++)
+		*h = (*h ^ w[i]) * 0x100000001b3ULL;
+	munmap((void *)w, len);
+	return true;
+}
+
 /* FNV-1a over every key and value of one map. */
 static bool map_digest(int mfd, __u64 *h)
 {
@@ -106,6 +143,8 @@ static bool map_digest(int mfd, __u64 *h)
 	if (!CHECK(!bpf_obj_get_info_by_fd(mfd, &info, &ilen), "map info: %s",
 		   strerror(errno)))
 		return false;
+	if (info.map_flags & BPF_F_MMAPABLE)
+		return mmap_digest(mfd, &info, h);
 	vlen = info.value_size;
 	if (info.type == BPF_MAP_TYPE_PERCPU_ARRAY ||
 	    info.type == BPF_MAP_TYPE_PERCPU_HASH)
@@ -146,7 +185,7 @@ bool xt_map_clear(enum xt_map m)
 		if (!CHECK(!bpf_map_delete_elem(fd(m), key),
 			   "cannot empty a map: %s", strerror(errno)))
 			return false;
-	return true;
+	return xt_bump();
 }
 
 static __u32 slot_of(int port)
@@ -167,7 +206,8 @@ bool xt_cfg_put(const struct xdpnet_cfg *c)
 	__u32 zero = 0;
 
 	return CHECK(!bpf_map_update_elem(fd(XT_M_CFG), &zero, c, BPF_ANY),
-		     "cannot write cfg: %s", strerror(errno));
+		     "cannot write cfg: %s", strerror(errno)) &&
+	       xt_bump();
 }
 
 bool xt_port_get(int port, struct xdpnet_port *v)
@@ -185,7 +225,8 @@ bool xt_port_put(int port, const struct xdpnet_port *v)
 	return CHECK(slot && !bpf_map_update_elem(fd(XT_M_PORTS), &slot, v,
 						  BPF_ANY),
 		     "cannot write port %s: %s", xt_port_name(port),
-		     strerror(errno));
+		     strerror(errno)) &&
+	       xt_bump();
 }
 
 bool xt_port_flags(int port, __u32 set, __u32 clear)
@@ -211,7 +252,8 @@ bool xt_vlan_flags(int port, __u16 vid, __u32 set)
 		return false;
 	v.flags |= set;
 	return CHECK(!bpf_map_update_elem(fd(XT_M_VLANS), &k, &v, BPF_EXIST),
-		     "cannot write vlans: %s", strerror(errno));
+		     "cannot write vlans: %s", strerror(errno)) &&
+	       xt_bump();
 }
 
 bool xt_tx_del(int port)
@@ -220,7 +262,8 @@ bool xt_tx_del(int port)
 
 	return CHECK(!bpf_map_delete_elem(fd(XT_M_TX), &slot),
 		     "cannot delete port %s from tx_ports: %s",
-		     xt_port_name(port), strerror(errno));
+		     xt_port_name(port), strerror(errno)) &&
+	       xt_bump();
 }
 
 static int fdb_map_for(__u32 flags)
@@ -244,7 +287,8 @@ bool xt_fdb_put(enum xt_mac mac, __u16 vid, int port, __u32 flags,
 
 	memcpy(k.mac, xt_macs[mac], ETH_ALEN);
 	return CHECK(!bpf_map_update_elem(fdb_map_for(flags), &k, &v, BPF_ANY),
-		     "cannot write an FDB entry: %s", strerror(errno));
+		     "cannot write an FDB entry: %s", strerror(errno)) &&
+	       xt_bump();
 }
 
 bool xt_fdb_get_raw(int map, const __u8 *mac, __u16 vid,
@@ -278,16 +322,20 @@ bool xt_fdb_set_hint(enum xt_mac mac, __u16 vid, __u16 slot, __u16 gen)
 	v.slot = slot;
 	v.gen = gen;
 	return CHECK(!bpf_map_update_elem(map, &k, &v, BPF_EXIST),
-		     "cannot write an FDB entry: %s", strerror(errno));
+		     "cannot write an FDB entry: %s", strerror(errno)) &&
+	       xt_bump();
 }
 
 bool xt_fdb_del(enum xt_mac mac, __u16 vid)
 {
 	struct xdpnet_fdb_key k = { .vid = vid };
 
+	bool gone;
+
 	memcpy(k.mac, xt_macs[mac], ETH_ALEN);
-	return !bpf_map_delete_elem(fd(XT_M_FDB), &k) ||
+	gone = !bpf_map_delete_elem(fd(XT_M_FDB), &k) ||
 	       !bpf_map_delete_elem(fd(XT_M_FDB_STATIC), &k);
+	return xt_bump() && gone;
 }
 
 __u64 xt_fdb_ev(enum xdpnet_fdb_ev ev)
@@ -429,5 +477,5 @@ bool xt_maps_reset(const struct xt_settings *s, const struct xt_topology *t)
 			   "cannot write vlans"))
 			return false;
 	}
-	return true;
+	return xt_bump();
 }

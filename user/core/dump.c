@@ -34,8 +34,12 @@ static int on_record(void *ctx, void *data, size_t len)
 	return 0;
 }
 
-static int ctl_set(int fd, const struct xn_dump_opts *o, int on, __u64 *lost)
+/* The switch. On, every decision cached before is made anew (a cached
+ * frame is not copied). */
+static int ctl_set(const struct xn_state *s, const struct xn_dump_opts *o,
+		   int on, __u64 *lost)
 {
+	int fd = s->fd[XM_DUMP];
 	struct xdpnet_dump_ctl c;
 	__u32 zero = 0;
 
@@ -48,7 +52,10 @@ static int ctl_set(int fd, const struct xn_dump_opts *o, int on, __u64 *lost)
 		c.paths = o->paths;
 		c.snaplen = o->snaplen;
 	}
-	return bpf_map_update_elem(fd, &zero, &c, 0) ? -errno : 0;
+	if (bpf_map_update_elem(fd, &zero, &c, 0))
+		return -errno;
+	xn_gen_bump(s);
+	return 0;
 }
 
 static int open_state(const char *bridge, struct xn_state *s)
@@ -114,7 +121,7 @@ int xn_dump_run(const char *bridge, const struct xn_dump_opts *o, xn_dump_cb cb,
 	}
 	rd.since = xn_mono_ns();
 	rd.wall_off = (__s64)(xn_real_ns() - rd.since);
-	err = ctl_set(s.fd[XM_DUMP], o, 1, &lost0);
+	err = ctl_set(&s, o, 1, &lost0);
 	if (err) {
 		xn_err("cannot switch %s's dump on: %s", bridge,
 		       strerror(-err));
@@ -129,7 +136,7 @@ int xn_dump_run(const char *bridge, const struct xn_dump_opts *o, xn_dump_cb cb,
 		}
 		err = 0;
 	}
-	ctl_set(s.fd[XM_DUMP], NULL, 0, &lost1);
+	ctl_set(&s, NULL, 0, &lost1);
 	/* What was in flight as it went off. */
 	if (!rd.done)
 		ring_buffer__consume(rb);

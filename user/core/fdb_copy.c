@@ -134,7 +134,8 @@ static void fdb_fix_key(struct xn_state *s, const struct xn_link *br,
 	bpf_map_update_elem(s->fd[XM_FDB], &kk, &v, 0);
 }
 
-int xn_reconcile_fdb_entry(struct xn_state *s, const struct xn_link *br,
+/* xn_reconcile_fdb_entry() but the generation's bump. */
+static int fdb_entry_apply(struct xn_state *s, const struct xn_link *br,
 			   const struct xn_fdb_entry *e, int deleted,
 			   int *budget)
 {
@@ -177,6 +178,17 @@ int xn_reconcile_fdb_entry(struct xn_state *s, const struct xn_link *br,
 		return 1;
 	}
 	return 0;
+}
+
+int xn_reconcile_fdb_entry(struct xn_state *s, const struct xn_link *br,
+			   const struct xn_fdb_entry *e, int deleted,
+			   int *budget)
+{
+	int r = fdb_entry_apply(s, br, e, deleted, budget);
+
+	if (r)
+		xn_gen_bump(s);
+	return r;
 }
 
 int xn_fdb_repair(struct xn_state *s, const struct xn_link *br,
@@ -262,6 +274,7 @@ int xn_fdb_repair(struct xn_state *s, const struct xn_link *br,
 	if (nadded && fdb_ev_sum(s) != ev0)
 		for (i = 0; i < nadded; i++)
 			fdb_fix_key(s, br, &added[i]);
+	xn_gen_bump(s);
 	free(want[0].k);
 	free(want[1].k);
 	free(gone);

@@ -85,6 +85,7 @@ static struct bpf_map *obj_map(struct bpf_object *obj, enum xn_map_id id)
 		/* Globals: libbpf names them OBJ.SECTION, OBJ shortened. */
 		const char *sec = id == XM_CFG	  ? ".data.cfg"
 				  : id == XM_DUMP ? ".data.dump"
+				  : id == XM_RT	  ? ".data.rt"
 						  : NULL;
 
 		if (sec ? (l >= strlen(sec) &&
@@ -130,6 +131,16 @@ static int size_map(const struct xn_load *l, enum xn_map_id id, int pinned,
 	if (!want && pinned >= 0 && layout_fits(pinned, m, 0))
 		want = xn_map_max_entries(pinned);
 	return want ? bpf_map__set_max_entries(m, want) : 0;
+}
+
+/* The decision cache: its entries for every possible CPU. */
+static int flows_size(struct bpf_map *m)
+{
+	int ncpu = libbpf_num_possible_cpus();
+
+	return ncpu < 0 ? ncpu
+			: bpf_map__set_max_entries(m,
+						   ncpu * XDPNET_FLOW_ENTRIES);
 }
 
 /* Entries of a map of another size but the same layout into its new map
@@ -243,12 +254,15 @@ static int try_load(struct xn_state *s, enum variant v, struct load_ctx *c,
 		c->pinned[i] = xn_pin_get(s->bridge, xn_map_pin(i));
 		if (c->pinned[i] < 0)
 			c->pinned[i] = -1;
-		err = size_map(l, i, c->pinned[i], m);
+		err = i == XM_FLOWS ? flows_size(m)
+				    : size_map(l, i, c->pinned[i], m);
 		if (err)
 			return err;
 		if (c->pinned[i] < 0)
 			continue;
-		if (map_fits(c->pinned[i], m)) {
+		/* The decision cache starts empty with every load: another
+		 * build may have changed the maps meanwhile without a bump. */
+		if (i != XM_FLOWS && map_fits(c->pinned[i], m)) {
 			err = bpf_map__reuse_fd(m, c->pinned[i]);
 			if (err)
 				return err;
@@ -348,8 +362,11 @@ static struct bpf_object *state_object(const struct xn_state *s,
 	for (i = 0; i < XM_N && !err; i++) {
 		struct bpf_map *m = obj_map(obj, i);
 
-		/* A map an older build did not pin: this program's own. */
-		if (m && s->fd[i] < 0 && i >= XM_REQUIRED)
+		/* A map an older build did not pin: this program's own. (Not
+		 * the generation and the cache: a private pair would never
+		 * see a bump. This build's loads pin both.) */
+		if (m && s->fd[i] < 0 && i >= XM_REQUIRED && i != XM_RT &&
+		    i != XM_FLOWS)
 			continue;
 		err = m && s->fd[i] >= 0 ? bpf_map__reuse_fd(m, s->fd[i])
 					 : -ENOENT;
@@ -470,7 +487,7 @@ int xn_state_load(struct xn_state *s, struct xn_load *l)
 				bpf_map__max_entries(m),
 				xn_map_max_entries(c.pinned[i]), n);
 		}
-		if (c.pinned[i] >= 0)
+		if (c.pinned[i] >= 0 && i != XM_FLOWS)
 			l->remade = 1;
 		if (!err)
 			err = xn_pin_replace(bpf_map__fd(m), s->bridge,
@@ -492,6 +509,11 @@ int xn_state_load(struct xn_state *s, struct xn_load *l)
 				c.obj, "xdpnet_jiffies")),
 			s->bridge, "prog_jiffies");
 	if (!err)
+		err = xn_pin_replace(
+			bpf_program__fd(bpf_object__find_program_by_name(
+				c.obj, "xdpnet_bump")),
+			s->bridge, "prog_bump");
+	if (!err)
 		err = attach_traces(s, c.obj, l->fdb_trace);
 	/* The dispatchers' program is of the old programs and maps. */
 	xn_pin_unlink(s->bridge, XN_PIN_XDP_MULTI);
@@ -512,10 +534,12 @@ int xn_state_load(struct xn_state *s, struct xn_load *l)
 	s->prog_tc = xn_pin_get(s->bridge, "prog_tc");
 	s->prog_xdp = xn_pin_get(s->bridge, "prog_xdp");
 	s->prog_jiffies = xn_pin_get(s->bridge, "prog_jiffies");
+	s->prog_bump = xn_pin_get(s->bridge, "prog_bump");
 	for (i = 0; i < XM_N; i++)
 		if (s->fd[i] < 0)
 			err = s->fd[i];
-	if (err || s->prog_tc < 0 || s->prog_xdp < 0 || s->prog_jiffies < 0) {
+	if (err || s->prog_tc < 0 || s->prog_xdp < 0 || s->prog_jiffies < 0 ||
+	    s->prog_bump < 0) {
 		xn_state_close(s);
 		xn_err("cannot open what was pinned under %s", dir);
 		return XN_ERR;

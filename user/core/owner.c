@@ -158,6 +158,9 @@ int xn_state_open(struct xn_state *s, const char *bridge)
 	s->prog_tc = xn_pin_get(bridge, "prog_tc");
 	s->prog_xdp = xn_pin_get(bridge, "prog_xdp");
 	s->prog_jiffies = xn_pin_get(bridge, "prog_jiffies");
+	s->prog_bump = xn_pin_get(bridge, "prog_bump");
+	if (s->prog_bump < 0)
+		s->prog_bump = -1;
 	if (s->prog_tc < 0 || s->prog_xdp < 0 || s->prog_jiffies < 0) {
 		xn_state_close(s);
 		return XN_ENOTATTACHED;

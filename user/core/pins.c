@@ -20,13 +20,22 @@
 #include "core/pins.h"
 
 static const char *const map_pins[XM_N] = {
-	[XM_CFG] = "cfg",	    [XM_META] = "meta",
-	[XM_FDB] = "fdb",	    [XM_FDB_STATIC] = "fdb_static",
-	[XM_FDB_EV] = "fdb_ev",	    [XM_PORTS] = "ports",
-	[XM_PORT_IDX] = "port_idx", [XM_VLANS] = "vlans",
-	[XM_TX] = "tx_ports",	    [XM_STATS] = "stats",
-	[XM_LAT_CTL] = "lat_ctl",   [XM_LAT_CPU] = "lat_cpu",
-	[XM_DUMP] = "dump",	    [XM_DUMP_RB] = "dump_rb",
+	[XM_CFG] = "cfg",
+	[XM_META] = "meta",
+	[XM_FDB] = "fdb",
+	[XM_FDB_STATIC] = "fdb_static",
+	[XM_FDB_EV] = "fdb_ev",
+	[XM_PORTS] = "ports",
+	[XM_PORT_IDX] = "port_idx",
+	[XM_VLANS] = "vlans",
+	[XM_TX] = "tx_ports",
+	[XM_STATS] = "stats",
+	[XM_LAT_CTL] = "lat_ctl",
+	[XM_LAT_CPU] = "lat_cpu",
+	[XM_DUMP] = "dump",
+	[XM_DUMP_RB] = "dump_rb",
+	[XM_RT] = "rt",
+	[XM_FLOWS] = "flows",
 };
 
 const char *xn_map_pin(enum xn_map_id id)
@@ -109,7 +118,7 @@ void xn_state_init(struct xn_state *s, const char *bridge)
 	memcpy(s->bridge, name, sizeof(name));
 	for (i = 0; i < XM_N; i++)
 		s->fd[i] = -1;
-	s->prog_tc = s->prog_xdp = s->prog_jiffies = -1;
+	s->prog_tc = s->prog_xdp = s->prog_jiffies = s->prog_bump = -1;
 }
 
 void xn_state_close(struct xn_state *s)
@@ -127,7 +136,7 @@ void xn_state_close(struct xn_state *s)
 		close(s->prog_jiffies);
 	for (i = 0; i < XM_N; i++)
 		s->fd[i] = -1;
-	s->prog_tc = s->prog_xdp = s->prog_jiffies = -1;
+	s->prog_tc = s->prog_xdp = s->prog_jiffies = s->prog_bump = -1;
 }
 
 __u32 xn_map_value_size(int fd)
@@ -149,7 +158,22 @@ int xn_cfg_write(const struct xn_state *s, const struct xdpnet_cfg *c)
 {
 	__u32 zero = 0;
 
-	return bpf_map_update_elem(s->fd[XM_CFG], &zero, c, 0) ? -errno : 0;
+	if (bpf_map_update_elem(s->fd[XM_CFG], &zero, c, 0))
+		return -errno;
+	xn_gen_bump(s);
+	return 0;
+}
+
+void xn_gen_bump(const struct xn_state *s)
+{
+	DECLARE_LIBBPF_OPTS(bpf_test_run_opts, o);
+
+	/* It cannot fail on a program that loaded; if it did, cached
+	 * decisions would outlive the change: say so loudly. */
+	if (s->prog_bump >= 0 && bpf_prog_test_run_opts(s->prog_bump, &o))
+		xn_err("cannot bump the datapath's generation: %s; run 'xdpnet "
+		       "attach %s' again",
+		       strerror(errno), s->bridge);
 }
 
 int xn_meta_write(const struct xn_state *s)

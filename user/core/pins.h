@@ -30,6 +30,9 @@ enum xn_map_id {
 	 * -1; the next attach adds them). */
 	XM_DUMP,    /* the dump's switch (.data.dump) */
 	XM_DUMP_RB, /* the dump's ring buffer */
+	/* Since 0.3.1: */
+	XM_RT,	  /* the datapath's own state (.data.rt): the generation */
+	XM_FLOWS, /* the decision cache */
 	XM_N,
 };
 #define XM_REQUIRED XM_DUMP /* maps before it are in every state */
@@ -41,6 +44,7 @@ struct xn_state {
 	char bridge[IF_NAMESIZE];
 	int fd[XM_N]; /* -1 when not open */
 	int prog_tc, prog_xdp, prog_jiffies;
+	int prog_bump; /* -1: an older build's state (it caches nothing) */
 	struct xdpnet_meta meta;
 };
 
@@ -68,6 +72,11 @@ void xn_state_close(struct xn_state *s);
 
 int xn_cfg_read(const struct xn_state *s, struct xdpnet_cfg *c);
 int xn_cfg_write(const struct xn_state *s, const struct xdpnet_cfg *c);
+
+/* The maps a cached decision rests on changed (include/xdpnet.h, struct
+ * xdpnet_rt): every decision cached before is made anew. Call it after
+ * the change, never before. xn_cfg_write() calls it. */
+void xn_gen_bump(const struct xn_state *s);
 int xn_meta_write(const struct xn_state *s);
 
 /* Remove every pin of a bridge (links first, so hooks go before maps). */

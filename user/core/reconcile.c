@@ -59,7 +59,8 @@ static __u32 slot_of(const struct xdpnet_port *all, __u32 ifindex)
 	return 0;
 }
 
-static int gen_bump(struct xn_state *s)
+/* A slot changed hands (xdpnet_cfg.port_gen: FDB entries' slot hints). */
+static int port_gen_bump(struct xn_state *s)
 {
 	struct xdpnet_cfg c;
 	int err = xn_cfg_read(s, &c);
@@ -87,7 +88,10 @@ static int stats_zero(struct xn_state *s, __u32 slot)
 
 static int port_put(struct xn_state *s, __u32 slot, const struct xdpnet_port *p)
 {
-	return bpf_map_update_elem(s->fd[XM_PORTS], &slot, p, 0) ? -errno : 0;
+	if (bpf_map_update_elem(s->fd[XM_PORTS], &slot, p, 0))
+		return -errno;
+	xn_gen_bump(s);
+	return 0;
 }
 
 /* A port's VLAN entries: exactly those in v (of this ifindex). */
@@ -137,6 +141,8 @@ static int vlans_sync(struct xn_state *s, __u32 ifindex,
 	for (i = 0; i < ngone; i++)
 		bpf_map_delete_elem(s->fd[XM_VLANS], &gone[i]);
 	free(gone);
+	/* No bump: nothing is cached while the bridge filters VLANs (its
+	 * switch is in cfg, whose writes bump). */
 	return 0;
 }
 
@@ -155,7 +161,7 @@ static void port_drop(struct xn_state *s, __u32 slot, struct xdpnet_port *p)
 	bpf_map_delete_elem(s->fd[XM_PORT_IDX], &p->ifindex);
 	vlans_sync(s, p->ifindex, NULL, 0, &pvid);
 	port_put(s, slot, &zero);
-	gen_bump(s);
+	port_gen_bump(s);
 	*p = zero;
 }
 
@@ -204,8 +210,9 @@ static int port_apply(struct xn_state *s, struct xdpnet_port *all,
 	if (!err && fresh)
 		err = stats_zero(s, slot);
 	/* The entry goes in before the hook: the datapath only acts on
-	 * ports it finds in the map. */
-	if (!err)
+	 * ports it finds in the map. (Unchanged, it is not written: each
+	 * write makes every cached decision anew.) */
+	if (!err && (fresh || memcmp(&w, &cur, sizeof(w))))
 		err = port_put(s, slot, &w);
 	if (!err &&
 	    bpf_map_update_elem(s->fd[XM_PORT_IDX], &l->ifindex, &slot, 0))
@@ -221,7 +228,7 @@ static int port_apply(struct xn_state *s, struct xdpnet_port *all,
 			bpf_map_delete_elem(s->fd[XM_TX], &slot);
 	}
 	if (!err && fresh)
-		err = gen_bump(s);
+		err = port_gen_bump(s);
 	if (!err)
 		err = xn_hook_tc(s, &w);
 	if (err == -ENODEV) {

@@ -325,7 +325,7 @@ static bool apply_state(const struct xm_state *m, int ph)
 	}
 	for (port = 0; port < XT_NR_PORTS; port++)
 		xt_kwant[port] = phases[ph].k[port];
-	return xt_kports_sync();
+	return xt_bump() && xt_kports_sync();
 }
 
 /* ---- frames */

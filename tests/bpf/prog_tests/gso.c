@@ -88,7 +88,8 @@ static bool tap_open(void)
 			   !bpf_map_update_elem(xt_b->map[XT_M_PORT_IDX],
 						&tap.ifindex, &slot, 0) &&
 			   !bpf_map_update_elem(xt_b->map[XT_M_FDB], &k, &v, 0),
-		   "cannot carry the tap: %s", strerror(errno)))
+		   "cannot carry the tap: %s", strerror(errno)) ||
+	    !xt_bump())
 		return false;
 
 	memset(&tap.hook, 0, sizeof(tap.hook));

@@ -1,0 +1,502 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The decision cache (bpf/xdpnet_cache.h): the next frame of a bypassed
+ * flow takes the bridge's part of the decision from this CPU's entry for
+ * as long as the generation stands, the source's keep-alive is not due and
+ * (live build) the kernel still says of the ingress port what it said.
+ *
+ * Every table of the other tests runs its steps through the cache too (and
+ * the harness bumps the generation after each map it writes, as user space
+ * does); here the cache itself: that it is used at all (a change without a
+ * bump leaves the cached decision standing, which only the cache can do),
+ * that each way a decision goes stale makes the next frame decide in full,
+ * and that nothing is cached where it must not be.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+
+#include "harness.h"
+
+#define REDIRECT TC_ACT_REDIRECT
+#define PASS TC_ACT_UNSPEC_RET
+
+static const struct xt_table plain = { "cache", {}, &xt_plain, NULL, 0 };
+
+/* One frame from in (src -> dst) through a stage; its return code
+ * (~0U - 1 after a failure). */
+static __u32 run(bool xdp, int in, enum xt_mac src, enum xt_mac dst, bool trace)
+{
+	static __u8 frame[XT_MAX_FRAME];
+	struct xt_frame f = { .in = in, .src = src, .dst = dst };
+	struct xt_run r = {
+		.xdp = xdp,
+		.trace = trace,
+		.ifindex = xt_ifindex(in),
+		.frame = frame,
+	};
+
+	r.len = xt_build_frame(&f, frame);
+	if (!xt_test_run(&r) &&
+	    !CHECK(!r.err, "BPF_PROG_TEST_RUN: %s", strerror(-r.err)))
+		return ~0U - 1;
+	return r.retval;
+}
+
+static __u32 tc(enum xt_mac src, enum xt_mac dst)
+{
+	return run(false, P_A, src, dst, false);
+}
+
+/* Valid entries (of this generation) for a flow from port A, on every
+ * CPU; -1 when the cache cannot be read. */
+static int cached(enum xt_mac src, enum xt_mac dst)
+{
+	struct bpf_map_info info = {};
+	__u32 ilen = sizeof(info), gen = xt_gen(), i;
+	const struct xdpnet_flow *e;
+	int fd = xt_b->map[XT_M_FLOWS], n = 0;
+	size_t len;
+
+	if (!CHECK(!bpf_obj_get_info_by_fd(fd, &info, &ilen), "map info: %s",
+		   strerror(errno)))
+		return -1;
+	len = (size_t)info.value_size * info.max_entries;
+	e = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	if (!CHECK(e != MAP_FAILED, "cannot map the cache: %s",
+		   strerror(errno)))
+		return -1;
+	for (i = 0; i < info.max_entries; i++)
+		n += e[i].ifindex == xt_ifindex(P_A) && e[i].gen == gen &&
+		     !memcmp(e[i].src, xt_macs[src], ETH_ALEN) &&
+		     !memcmp(e[i].dst, xt_macs[dst], ETH_ALEN);
+	munmap((void *)e, len);
+	return n;
+}
+
+/* Delete dst's FDB copy the way no writer may: without the bump. */
+static bool fdb_del_unannounced(enum xt_mac mac)
+{
+	struct xdpnet_fdb_key k = { .vid = 0 };
+
+	memcpy(k.mac, xt_macs[mac], ETH_ALEN);
+	return CHECK(!bpf_map_delete_elem(xt_b->map[XT_M_FDB], &k),
+		     "cannot delete the FDB entry: %s", strerror(errno));
+}
+
+/* live_only: what the live build reads from the kernel (the portable
+ * build reads the maps, whose writers bump). */
+static bool prepare(const char *name, bool live_only)
+{
+	if ((live_only && !xt_b->live) || !xt_begin("%s", name))
+		return false;
+	return xt_row_prepare(&plain, NULL);
+}
+
+/* Fill A -> B's entry on this CPU: redirected, and cached. */
+static bool fill(void)
+{
+	return CHECK(tc(M_A, M_B) == REDIRECT, "A -> B not redirected") &&
+	       CHECK(cached(M_A, M_B) >= 1, "A -> B redirected, not cached");
+}
+
+static void used_until_bumped(void)
+{
+	struct xt_snap s0, s1;
+
+	if (!prepare("a cached decision stands until the generation moves",
+		     false) ||
+	    !fill() || !xt_snap(&s0) || !fdb_del_unannounced(M_B))
+		return;
+	CHECK(tc(M_A, M_B) == REDIRECT,
+	      "B's entry gone unannounced: the frame was decided in full, "
+	      "not from the cache");
+	if (!xt_snap(&s1))
+		return;
+	CHECK(s1.c[xt_ports[P_A].slot][XDPNET_C_TC_REDIRECT].packets ==
+			      s0.c[xt_ports[P_A].slot][XDPNET_C_TC_REDIRECT]
+					      .packets +
+				      1 &&
+		      s1.c[xt_ports[P_B].slot][XDPNET_C_RX_REDIRECTED].packets ==
+			      s0.c[xt_ports[P_B].slot][XDPNET_C_RX_REDIRECTED]
+					      .packets +
+				      1,
+	      "a cached frame counts tc_redirect on A and rx_redirected on B");
+	if (!xt_bump())
+		return;
+	CHECK(cached(M_A, M_B) == 0, "an entry of the old generation counts");
+	CHECK(tc(M_A, M_B) == PASS, "after the bump: not decided anew");
+}
+
+/* Each CPU keeps its own entries; one bump reaches them all. */
+static void per_cpu(void)
+{
+	cpu_set_t was, one;
+	int cpu, n = 0;
+
+	if (!prepare("each CPU has its own entry; a bump reaches all", false))
+		return;
+	if (xt_env.nr_cpus < 2) {
+		xt_note("one CPU: nothing to show");
+		return;
+	}
+	sched_getaffinity(0, sizeof(was), &was);
+	for (cpu = 0; cpu < 2; cpu++) {
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		if (sched_setaffinity(0, sizeof(one), &one))
+			continue;
+		n++;
+		CHECK(tc(M_A, M_B) == REDIRECT, "CPU %d: not redirected", cpu);
+	}
+	CHECK(cached(M_A, M_B) == n, "%d entries for %d CPUs", cached(M_A, M_B),
+	      n);
+	/* B stops forwarding (the map, bumped as user space does). */
+	xt_port_flags(P_B, 0, XDPNET_PORT_FWD);
+	for (cpu = 0; cpu < 2; cpu++) {
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		if (sched_setaffinity(0, sizeof(one), &one))
+			continue;
+		CHECK(tc(M_A, M_B) == PASS,
+		      "CPU %d: B not forwarding, its cached decision stood",
+		      cpu);
+	}
+	sched_setaffinity(0, sizeof(was), &was);
+}
+
+/* What user space changes (and bumps): the next frame decides anew. */
+static bool b_held(void)
+{
+	return xt_port_flags(P_B, 0, XDPNET_PORT_FWD);
+}
+
+static bool hub(void)
+{
+	struct xdpnet_cfg c;
+
+	if (!xt_cfg_get(&c))
+		return false;
+	c.bypass = 0;
+	return xt_cfg_put(&c);
+}
+
+static bool b_moved(void)
+{
+	return xt_fdb_put(M_B, 0, P_C, 0, xt_jiffies());
+}
+
+static bool b_mtu(void)
+{
+	struct xdpnet_port p;
+
+	if (!xt_port_get(P_B, &p))
+		return false;
+	p.mtu = 40; /* the 64-byte frame no longer fits */
+	return xt_port_put(P_B, &p);
+}
+
+static void user_changes(void)
+{
+	static const struct {
+		const char *name;
+		bool (*change)(void);
+		__u32 ret;
+		int ctr, rx_port;
+	} c[] = {
+		{ "B not forwarding (ports)", b_held, PASS, XDPNET_C_PASS_STATE,
+		  P_NONE },
+		{ "bypass off (cfg)", hub, PASS, XDPNET_C_PASS_HUB, P_NONE },
+		{ "B moved to C (FDB copy)", b_moved, REDIRECT,
+		  XDPNET_C_TC_REDIRECT, P_C },
+		{ "B's MTU lowered (ports)", b_mtu, PASS, XDPNET_C_PASS_MTU,
+		  P_NONE },
+	};
+	struct xt_snap s0, s1;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		char name[96];
+
+		snprintf(name, sizeof(name),
+			 "changed by user space, then bumped: %s", c[i].name);
+		if (!prepare(name, false) || !fill() || !c[i].change() ||
+		    !xt_snap(&s0))
+			continue;
+		CHECK(tc(M_A, M_B) == c[i].ret, "the cached decision stood");
+		if (!xt_snap(&s1))
+			continue;
+		CHECK(s1.c[xt_ports[P_A].slot][c[i].ctr].packets ==
+			      s0.c[xt_ports[P_A].slot][c[i].ctr].packets + 1,
+		      "A did not count %s", xt_ctr_name(c[i].ctr));
+		if (c[i].rx_port != P_NONE)
+			CHECK(s1.c[xt_ports[c[i].rx_port].slot]
+				  [XDPNET_C_RX_REDIRECTED]
+					      .packets ==
+				      s0.c[xt_ports[c[i].rx_port].slot]
+					  [XDPNET_C_RX_REDIRECTED]
+						      .packets +
+					      1,
+			      "not redirected into %s",
+			      xt_port_name(c[i].rx_port));
+	}
+}
+
+/* The kernel alone changes (netlink, no map write, no bump): the live
+ * build reads it on the cached frame too. */
+static bool a_blocked(void)
+{
+	xt_kwant[P_A].state = 2; /* learning: not forwarding */
+	return true;
+}
+
+static bool a_locked(void)
+{
+	xt_kwant[P_A].locked = true;
+	return true;
+}
+
+static bool a_isolated(void)
+{
+	xt_kwant[P_A].isolated = true;
+	return true;
+}
+
+static bool a_left(void)
+{
+	xt_kwant[P_A].master = false;
+	return true;
+}
+
+static bool promisc(void)
+{
+	xt_kwant_promisc = true;
+	return true;
+}
+
+static void kernel_changes(void)
+{
+	static const struct {
+		const char *name;
+		bool (*change)(void);
+		bool b_isolated;
+	} c[] = {
+		{ "A not forwarding", a_blocked, false },
+		{ "A locked", a_locked, false },
+		{ "A isolated, B isolated in the map", a_isolated, true },
+		{ "A left the bridge", a_left, false },
+		{ "the bridge promiscuous", promisc, false },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		char name[96];
+		__u32 gen;
+
+		snprintf(name, sizeof(name),
+			 "the kernel alone changes, cached frame: %s",
+			 c[i].name);
+		if (!prepare(name, true))
+			continue;
+		if (c[i].b_isolated &&
+		    !xt_port_flags(P_B, XDPNET_PORT_ISOLATED, 0))
+			continue;
+		if (!xt_kports_sync() || !fill())
+			continue;
+		gen = xt_gen();
+		if (!c[i].change() || !xt_kports_sync())
+			continue;
+		CHECK(xt_gen() == gen, "the generation moved");
+		CHECK(tc(M_A, M_B) == PASS,
+		      "the cached decision stood against the kernel's view");
+	}
+}
+
+/* Poll (2 s at most) until the datapath's clock passes j. */
+static bool jiffies_past(__u32 j)
+{
+	struct timespec d = { 0, 2 * 1000 * 1000 };
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		if ((__s32)(xt_jiffies() - j) > 0)
+			return true;
+		nanosleep(&d, NULL);
+	}
+	return CHECK(false, "jiffies stand still at %u", xt_jiffies());
+}
+
+static bool refresh_every(__u32 r)
+{
+	struct xdpnet_cfg c;
+
+	if (!xt_cfg_get(&c))
+		return false;
+	c.refresh_j = r;
+	return xt_cfg_put(&c);
+}
+
+/* The keep-alive falls due while the decision is cached: exactly one
+ * frame goes to the bridge, and the entry's stamp moves. */
+static void keepalive_due(void)
+{
+	/* A quarter of a second: the four frames below take microseconds. */
+	__u32 r = xt_env.hz / 4, j0, n = 0, i;
+	struct xdpnet_fdb_val v;
+
+	if (!prepare("the keep-alive falls due on a cached flow: one frame "
+		     "to the bridge",
+		     false) ||
+	    !refresh_every(r))
+		return;
+	j0 = xt_jiffies();
+	if (!xt_fdb_put(M_A, 0, P_A, 0, j0) || !fill() || !jiffies_past(j0 + r))
+		return;
+	for (i = 0; i < 4; i++)
+		n += tc(M_A, M_B) == PASS;
+	CHECK(n == 1,
+	      "%u of 4 frames after the keep-alive fell due went to "
+	      "the bridge, want 1",
+	      n);
+	CHECK(xt_fdb_get(M_A, 0, &v) && (__s32)(v.bridge_j - j0) > 0,
+	      "the source's bridge_j was not stamped");
+	CHECK(cached(M_A, M_B) >= 1, "not cached again");
+}
+
+/* The port starts to learn (kernel alone): the keep-alive the cached
+ * decision skipped applies again. */
+#define R_LONG 100000
+static bool a_no_learning(void)
+{
+	xt_kwant[P_A].learning = false;
+	return true;
+}
+
+static void learning_on(void)
+{
+	if (!prepare("learning turned on in the kernel: the keep-alive applies "
+		     "again",
+		     true) ||
+	    !refresh_every(R_LONG) ||
+	    !xt_fdb_put(M_A, 0, P_A, 0, xt_jiffies() - 2 * R_LONG) ||
+	    !a_no_learning() || !xt_kports_sync())
+		return;
+	/* Not learning: no keep-alive is due, and the decision is cached
+	 * for R_LONG (far longer than the rest of this test). */
+	if (!fill())
+		return;
+	xt_kwant[P_A].learning = true;
+	if (!xt_kports_sync())
+		return;
+	CHECK(tc(M_A, M_B) == PASS,
+	      "the source's keep-alive was due: the frame must go to the "
+	      "bridge");
+}
+
+/* Where nothing may be cached. */
+static bool lat_on(void)
+{
+	struct xdpnet_cfg c;
+
+	if (!xt_cfg_get(&c))
+		return false;
+	c.lat_on = 1;
+	return xt_cfg_put(&c);
+}
+
+static bool dump_on(void)
+{
+	struct xdpnet_dump_ctl d = { .on = 1, .snaplen = 64 };
+	__u32 zero = 0;
+
+	return CHECK(!bpf_map_update_elem(xt_b->map[XT_M_DUMP], &zero, &d,
+					  BPF_ANY),
+		     "cannot switch the dump on: %s", strerror(errno)) &&
+	       xt_bump();
+}
+
+static void not_cached(void)
+{
+	static const struct {
+		const char *name;
+		bool (*change)(void);
+	} c[] = {
+		{ "the latency probe on", lat_on },
+		{ "a dump running", dump_on },
+	};
+	const struct xt_table vlan = { "cache",
+				       { .vlan_filtering = XDPNET_VF_8021Q },
+				       &xt_vlan,
+				       NULL,
+				       0 };
+	struct xdpnet_dump_ctl off = {};
+	__u32 zero = 0;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		char name[96];
+
+		snprintf(name, sizeof(name),
+			 "nothing cached, %s; a cached flow decides anew",
+			 c[i].name);
+		if (!prepare(name, false) || !fill() || !c[i].change())
+			continue;
+		CHECK(tc(M_A, M_B) == REDIRECT, "not redirected");
+		CHECK(cached(M_A, M_B) == 0, "cached");
+		bpf_map_update_elem(xt_b->map[XT_M_DUMP], &zero, &off, BPF_ANY);
+	}
+	if (xt_begin("nothing cached with VLAN filtering") &&
+	    xt_row_prepare(&vlan, NULL)) {
+		CHECK(tc(M_A, M_B) == REDIRECT, "A -> B not redirected");
+		CHECK(cached(M_A, M_B) == 0, "cached");
+	}
+}
+
+/* The XDP stage shares the entries; a trace run neither reads nor fills
+ * them. */
+static void xdp_and_trace(void)
+{
+	if (prepare("the XDP stage takes the cached decision too", false) &&
+	    CHECK(run(true, P_A, M_A, M_B, false) == XDP_REDIRECT,
+		  "A -> B not redirected by XDP") &&
+	    CHECK(cached(M_A, M_B) >= 1, "not cached by the XDP stage") &&
+	    fdb_del_unannounced(M_B)) {
+		CHECK(run(true, P_A, M_A, M_B, false) == XDP_REDIRECT,
+		      "decided in full, not from the cache");
+		if (xt_bump())
+			CHECK(run(true, P_A, M_A, M_B, false) == XDP_PASS,
+			      "after the bump: not decided anew");
+	}
+	if (prepare("a trace decides in full, and caches nothing", false) &&
+	    fill() && fdb_del_unannounced(M_B)) {
+		CHECK(run(false, P_A, M_A, M_B, true) == PASS,
+		      "the trace took the cached decision");
+		CHECK(tc(M_A, M_B) == REDIRECT, "the cached decision is gone");
+	}
+}
+
+void test_cache(void)
+{
+	cpu_set_t all, one;
+
+	/* One CPU, so that consecutive frames meet their entry (per_cpu()
+	 * moves on its own). */
+	sched_getaffinity(0, sizeof(all), &all);
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu() < 0 ? 0 : sched_getcpu(), &one);
+	sched_setaffinity(0, sizeof(one), &one);
+	used_until_bumped();
+	per_cpu();
+	user_changes();
+	kernel_changes();
+	keepalive_due();
+	learning_on();
+	not_cached();
+	xdp_and_trace();
+	sched_setaffinity(0, sizeof(all), &all);
+}
