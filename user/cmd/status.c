@@ -59,6 +59,7 @@ static int status_one(const char *bridge, struct xn_bridge_status *s, int quiet)
 	for (slot = 0; slot < XN_SIZE_N; slot++)
 		s->size[slot] = xn_map_max_entries(st.fd[xn_sizes[slot].map]);
 	xn_fdb_ev_read(&st, s->fdb_ev);
+	xn_flows_read(&st, &s->flows);
 	s->note_set = !xn_pin_exists(bridge, "trace_redirect_err");
 	s->gone = xn_get_link_by_index(st.meta.bridge_ifindex, &l) ||
 		  strcmp(l.name, bridge);

@@ -150,6 +150,12 @@ static void bridge_json(struct xn_jw *w, const struct xn_bridge_status *s)
 	xn_jw_kint(w, "fdb_static", s->fdb_static);
 	for (j = 0; j < XN_SIZE_N; j++)
 		xn_jw_kuint(w, xn_sizes[j].json, s->size[j]);
+	xn_jw_kobj(w, "decision_cache");
+	xn_jw_kuint(w, "entries_per_cpu", s->flows.per_cpu);
+	xn_jw_kuint(w, "cpus", s->flows.cpus);
+	xn_jw_kuint(w, "cached", s->flows.cached);
+	xn_jw_kuint(w, "generation", s->flows.gen);
+	xn_jw_obj_end(w);
 	xn_jw_kobj(w, "fdb_events");
 	for (j = 0; j < XDPNET_FE_MAX; j++)
 		xn_jw_kuint(w, fdb_ev_names[j], s->fdb_ev[j]);
@@ -199,6 +205,12 @@ static void print_bridge_text(FILE *f, const struct xn_bridge_status *s)
 	else if (!s->cfg.bypass)
 		fprintf(f, "  bypass %s; the bridge forwards everything\n",
 			xn_bridge_hold_text(s->cfg.hold));
+	if (s->flows.per_cpu)
+		fprintf(f,
+			"  decision cache: %u of %u x %u CPU%s hold a decision "
+			"(generation %u)\n",
+			s->flows.cached, s->flows.per_cpu, s->flows.cpus,
+			s->flows.cpus == 1 ? "" : "s", s->flows.gen);
 	if (s->fdb_ev[XDPNET_FE_FULL])
 		fprintf(f,
 			"  fdb copy was full %llu times: those MACs take the "

@@ -7,6 +7,7 @@
 #include <net/if.h>
 #include <linux/types.h>
 #include "xdpnet.h"
+#include "core/flows.h"
 #include "core/sizes.h"
 
 struct xn_port_row {
@@ -34,6 +35,7 @@ struct xn_bridge_status {
 	/* Why the XDP stage uses direct links, not libxdp's dispatcher, on
 	 * this kernel ("": no port has one, or it is not known). */
 	const char *xdp_link_why;
+	struct xn_flows flows; /* the decision cache (per_cpu 0: none) */
 };
 
 /* Text status lists every non-zero counter when set (default). */
