@@ -215,7 +215,8 @@ def _results(doc, groups, plan_settings, L):
                 else ""))
         L.append("")
         L.append("The last column is what is left against tc-minimal "
-                 "when all four are out (xdpnet-tc-bare minus tc-minimal).")
+                 "when the counters, the clock, the live reads and the MTU "
+                 "check are out (xdpnet-tc-bare minus tc-minimal).")
         L.append("")
         L.append(tables.breakdown_table(bd))
         L.append("")

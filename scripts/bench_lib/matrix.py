@@ -63,14 +63,18 @@ VARIANTS = collections.OrderedDict([
                       "(the portable datapath takes them from the ports "
                       "map)")),
     ("nomtu", dict(extra="-DXN_PERF_NOMTU", env={}, counters=True,
-                   what="egress MTU check (bpf_check_mtu() with "
-                   "BPF_MTU_CHK_SEGS for GSO frames)")),
+                   what="egress MTU check (the frame's length; a GSO "
+                   "frame's segments from its headers)")),
+    ("nocache", dict(extra="-DXN_PERF_NOCACHE", env={}, counters=True,
+                     what="the decision cache: every frame decided in "
+                     "full (two FDB lookups, the ports), as before 0.3; a "
+                     "negative figure is what the cache saves")),
     ("bare", dict(extra="-DXN_PERF_NOSTATS -DXN_PERF_NOCLOCK "
                   "-DXN_PERF_NOMTU", env={"XDPNET_DATAPATH": "portable"},
                   counters=False,
-                  what="all four out: what is left is parsing, two FDB "
-                  "lookups, two port-slot lookups and the port and entry "
-                  "flags")),
+                  what="counters, clock, live reads and MTU check out: "
+                  "what is left is parsing and the cache entry's lookup "
+                  "and checks")),
 ])
 for _v, _s in VARIANTS.items():
     PATHS["xdpnet-tc-" + _v] = dict(

@@ -241,8 +241,9 @@ class Breakdown(unittest.TestCase):
         # amount below it in the same repeat, so the paired difference is
         # exact where medians of each path would not be.
         full = [100, 140, 120, 160, 110, 150, 130]
+        # nocache: the build without the cache costs more (negative).
         less = {"nostats": 15, "noclock": 2, "portable": 20, "nomtu": 0,
-                "bare": 40}
+                "nocache": -30, "bare": 40}
         vals = {"tc-minimal": [60, 80, 70, 90, 65, 85, 75],
                 "xdpnet-tc": full}
         for v, d in less.items():
@@ -264,7 +265,9 @@ class Breakdown(unittest.TestCase):
                                                      vals["tc-minimal"])])
         md = tables.breakdown_table(bd)
         self.assertIn("| 15 (15–15) |", md)
+        self.assertIn("| -30 (-30–-30) |", md)
         self.assertIn("− portable", md)
+        self.assertIn("− nocache", md)
 
     def test_no_breakdown_without_xdpnet_tc(self):
         recs = seven({"tc-minimal": [1.0] * 7},
