@@ -250,11 +250,30 @@ static const char *make_port(int p)
 	return NULL;
 }
 
+static cpu_set_t cpus_at_start;
+
+int xt_pin(int cpu)
+{
+	cpu_set_t one;
+
+	if (cpu < 0)
+		cpu = sched_getcpu() < 0 ? 0 : sched_getcpu();
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	return sched_setaffinity(0, sizeof(one), &one) ? -1 : cpu;
+}
+
+void xt_unpin(void)
+{
+	sched_setaffinity(0, sizeof(cpus_at_start), &cpus_at_start);
+}
+
 const char *xt_env_setup(void)
 {
 	const char *why;
 	int p;
 
+	sched_getaffinity(0, sizeof(cpus_at_start), &cpus_at_start);
 	if (unshare(CLONE_NEWNET))
 		return "cannot create a network namespace (unshare)";
 	xt_env.netns_ino = xn_netns_ino();

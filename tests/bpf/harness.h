@@ -147,6 +147,10 @@ const char *xt_port_name(int port);
 
 /* The namespace, the bridge, the ports (env.c). NULL or why not. */
 const char *xt_env_setup(void);
+/* Run on one CPU only (cpu < 0: the current one): the CPU, or -1. Back to
+ * the CPUs the process had at setup. */
+int xt_pin(int cpu);
+void xt_unpin(void);
 /* Run a shell command in our namespace; 0 on success. The first line it
  * printed is in xt_sh_out. */
 int xt_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -234,6 +238,8 @@ bool xt_map_clear(enum xt_map m); /* a hash map: every key deleted */
 bool xt_stats_zero(void);	  /* the counters of every slot in use */
 bool xt_cfg_get(struct xdpnet_cfg *c);
 bool xt_cfg_put(const struct xdpnet_cfg *c);
+/* cfg.refresh_j: the keep-alive interval, jiffies. */
+bool xt_refresh_every(__u32 r);
 bool xt_port_get(int port, struct xdpnet_port *v);
 bool xt_port_put(int port, const struct xdpnet_port *v);
 /* Change a carried port's flags in the map and, for the flags the bridge

@@ -210,6 +210,16 @@ bool xt_cfg_put(const struct xdpnet_cfg *c)
 	       xt_bump();
 }
 
+bool xt_refresh_every(__u32 r)
+{
+	struct xdpnet_cfg c;
+
+	if (!xt_cfg_get(&c))
+		return false;
+	c.refresh_j = r;
+	return xt_cfg_put(&c);
+}
+
 bool xt_port_get(int port, struct xdpnet_port *v)
 {
 	__u32 slot = slot_of(port);

@@ -136,8 +136,7 @@ static void used_until_bumped(void)
 /* Each CPU keeps its own entries; one bump reaches them all. */
 static void per_cpu(void)
 {
-	cpu_set_t was, one;
-	int cpu, n = 0;
+	int was = sched_getcpu(), cpu, n = 0;
 
 	if (!prepare("each CPU has its own entry; a bump reaches all", false))
 		return;
@@ -145,11 +144,8 @@ static void per_cpu(void)
 		xt_note("one CPU: nothing to show");
 		return;
 	}
-	sched_getaffinity(0, sizeof(was), &was);
 	for (cpu = 0; cpu < 2; cpu++) {
-		CPU_ZERO(&one);
-		CPU_SET(cpu, &one);
-		if (sched_setaffinity(0, sizeof(one), &one))
+		if (xt_pin(cpu) < 0)
 			continue;
 		n++;
 		CHECK(tc(M_A, M_B) == REDIRECT, "CPU %d: not redirected", cpu);
@@ -159,15 +155,13 @@ static void per_cpu(void)
 	/* B stops forwarding (the map, bumped as user space does). */
 	xt_port_flags(P_B, 0, XDPNET_PORT_FWD);
 	for (cpu = 0; cpu < 2; cpu++) {
-		CPU_ZERO(&one);
-		CPU_SET(cpu, &one);
-		if (sched_setaffinity(0, sizeof(one), &one))
+		if (xt_pin(cpu) < 0)
 			continue;
 		CHECK(tc(M_A, M_B) == PASS,
 		      "CPU %d: B not forwarding, its cached decision stood",
 		      cpu);
 	}
-	sched_setaffinity(0, sizeof(was), &was);
+	xt_pin(was);
 }
 
 /* What user space changes (and bumps): the next frame decides anew. */
@@ -331,16 +325,6 @@ static bool jiffies_past(__u32 j)
 	return CHECK(false, "jiffies stand still at %u", xt_jiffies());
 }
 
-static bool refresh_every(__u32 r)
-{
-	struct xdpnet_cfg c;
-
-	if (!xt_cfg_get(&c))
-		return false;
-	c.refresh_j = r;
-	return xt_cfg_put(&c);
-}
-
 /* The keep-alive falls due while the decision is cached: exactly one
  * frame goes to the bridge, and the entry's stamp moves. */
 static void keepalive_due(void)
@@ -352,7 +336,7 @@ static void keepalive_due(void)
 	if (!prepare("the keep-alive falls due on a cached flow: one frame "
 		     "to the bridge",
 		     false) ||
-	    !refresh_every(r))
+	    !xt_refresh_every(r))
 		return;
 	j0 = xt_jiffies();
 	if (!xt_fdb_put(M_A, 0, P_A, 0, j0) || !fill() || !jiffies_past(j0 + r))
@@ -382,7 +366,7 @@ static void learning_on(void)
 	if (!prepare("learning turned on in the kernel: the keep-alive applies "
 		     "again",
 		     true) ||
-	    !refresh_every(R_LONG) ||
+	    !xt_refresh_every(R_LONG) ||
 	    !xt_fdb_put(M_A, 0, P_A, 0, xt_jiffies() - 2 * R_LONG) ||
 	    !a_no_learning() || !xt_kports_sync())
 		return;
@@ -482,14 +466,9 @@ static void xdp_and_trace(void)
 
 void test_cache(void)
 {
-	cpu_set_t all, one;
-
 	/* One CPU, so that consecutive frames meet their entry (per_cpu()
 	 * moves on its own). */
-	sched_getaffinity(0, sizeof(all), &all);
-	CPU_ZERO(&one);
-	CPU_SET(sched_getcpu() < 0 ? 0 : sched_getcpu(), &one);
-	sched_setaffinity(0, sizeof(one), &one);
+	xt_pin(-1);
 	used_until_bumped();
 	per_cpu();
 	user_changes();
@@ -498,5 +477,5 @@ void test_cache(void)
 	learning_on();
 	not_cached();
 	xdp_and_trace();
-	sched_setaffinity(0, sizeof(all), &all);
+	xt_unpin();
 }

@@ -15,7 +15,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
-#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -533,17 +532,12 @@ static void vlan_key(void)
 
 void test_fdb_trace(void)
 {
-	cpu_set_t all, one;
-
 	/* Frames sent one after the other reach the bridge in that order
 	 * when they are sent from one CPU (one backlog): the fences rely on
 	 * it. */
-	sched_getaffinity(0, sizeof(all), &all);
-	CPU_ZERO(&one);
-	CPU_SET(sched_getcpu() < 0 ? 0 : sched_getcpu(), &one);
-	sched_setaffinity(0, sizeof(one), &one);
+	xt_pin(-1);
 	run_all();
-	sched_setaffinity(0, sizeof(all), &all);
+	xt_unpin();
 }
 
 static void run_all(void)

@@ -15,21 +15,11 @@
 
 static __u32 t0, set_j; /* jiffies at setup, bridge_j written */
 
-static bool refresh_every(__u32 r)
-{
-	struct xdpnet_cfg c;
-
-	if (!xt_cfg_get(&c))
-		return false;
-	c.refresh_j = r;
-	return xt_cfg_put(&c);
-}
-
 static bool a_seen(__u32 ago, __u32 r)
 {
 	t0 = xt_jiffies();
 	set_j = t0 - ago;
-	return refresh_every(r) && xt_fdb_put(M_A, 0, P_A, 0, set_j);
+	return xt_refresh_every(r) && xt_fdb_put(M_A, 0, P_A, 0, set_j);
 }
 
 static bool due(void)
@@ -60,7 +50,7 @@ static bool due_held(void)
 /* A static source on its port: no keep-alive (the bridge never ages it). */
 static bool static_src_due(void)
 {
-	return refresh_every(R) &&
+	return xt_refresh_every(R) &&
 	       xt_fdb_put(M_A2, 0, P_A, XDPNET_FDB_STATIC | XDPNET_FDB_SEEDED,
 			  xt_jiffies() - 10 * R);
 }
@@ -86,7 +76,7 @@ static bool wrap(bool is_due)
 	set_j = base - 1000;
 	age = t0 - set_j;
 	xt_note("jiffies %u, bridge_j %u, age %u", t0, set_j, age);
-	return refresh_every(is_due ? age - MARGIN : age + MARGIN) &&
+	return xt_refresh_every(is_due ? age - MARGIN : age + MARGIN) &&
 	       xt_fdb_put(M_A, 0, P_A, 0, set_j);
 }
 
