@@ -86,8 +86,8 @@ static int serve(const struct sockaddr_in *sa, size_t size)
 	int one = 1, ls, fd;
 
 	ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (ls < 0 || setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one,
-				 sizeof(one)) ||
+	if (ls < 0 ||
+	    setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
 	    bind(ls, (const struct sockaddr *)sa, sizeof(*sa)) ||
 	    listen(ls, 128)) {
 		perror("xnb_crr: server");

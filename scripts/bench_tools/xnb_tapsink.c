@@ -84,7 +84,8 @@ int main(int argc, char **argv)
 	}
 	ifr.ifr_flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR;
 	strcpy(ifr.ifr_name, tap);
-	if (ioctl(fd, TUNSETIFF, &ifr) || ioctl(fd, TUNSETVNETHDRSZ, &hdr_len) ||
+	if (ioctl(fd, TUNSETIFF, &ifr) ||
+	    ioctl(fd, TUNSETVNETHDRSZ, &hdr_len) ||
 	    ioctl(fd, TUNSETOFFLOAD, off)) {
 		fprintf(stderr, "xnb_tapsink: %s: %s\n", tap, strerror(errno));
 		return 1;
