@@ -25,6 +25,9 @@
 #             real loop, once (its links are veths whatever the stand-ins)
 #   isolation isolated pair gets nothing, isolated to non-isolated works
 #             (before and after attach)
+#   moved     a port moves straight to another bridge under bypassed
+#             traffic: nothing passes between it and the bridge's VMs
+#             (after attach; with and without a follower)
 #   locked    a locked port passes only sources the bridge has on it (same)
 #   learning  learning off: a VM sending with another's MAC steals nothing
 #             (same)
@@ -82,7 +85,7 @@ set -u
 . "$HERE/semlib.sh"
 . "$HERE/semshare.sh"
 
-CASES=${SEM_CASES:-flood,vxlan,stp,blocking,isolation,locked,learning,static,mtu,gso,ageing,silence,hub,tc,promisc,tunnel,tcn,vlan,vlanstate,qinq,vlanchange,tcx,tcxegress,xdpfilter}
+CASES=${SEM_CASES:-flood,vxlan,stp,blocking,isolation,moved,locked,learning,static,mtu,gso,ageing,silence,hub,tc,promisc,tunnel,tcn,vlan,vlanstate,qinq,vlanchange,tcx,tcxegress,xdpfilter}
 KINDS=${SEM_KINDS:-veth,tap}
 VARIANTS=${SEM_VARIANTS:-}
 FULL=0
@@ -252,6 +255,44 @@ case_isolation() { # VARIANT pre|post
 	br_flag "${VPORT[1]}" isolated off
 	br_flag "${VPORT[2]}" isolated off
 	v_detach "$v" || st=1
+	return $st
+}
+
+# ---------------------------------------------------------------- moved
+
+# Stand-in 2's port moves straight to another bridge (xnqob, in the same
+# namespace) while 1<->2 takes the bypass: from then on nothing passes
+# between 2 and the bridge's VMs, either way (frames to 2's MAC flood to
+# the others: the bridge no longer knows it).
+case_moved() { # VARIANT
+	local v=$1 st=0 i
+	learn_all || return 1
+	ip -n "$SW" link add xnqob type bridge && ip -n "$SW" link set xnqob up || return 1
+	v_attach "$v" && warm "$v" || st=1
+	echo "+ ip link set ${VPORT[2]} master xnqob"
+	ip -n "$SW" link set "${VPORT[2]}" master xnqob || st=1
+	if [ "$v" != bridge ] && ! v_nf "$v"; then
+		for i in $(seq 40); do
+			[ "$(port_field "${VPORT[2]}" ifindex)" = -1 ] && break
+			sleep 0.05
+		done
+		echo "${VPORT[2]} in the datapath's ports: $(port_field "${VPORT[2]}" ifindex) (-1: not)"
+	fi
+	m_start || st=1
+	tx 1 2 "$N" && tx 2 1 "$N" && tx 3 2 "$N" && tx 2 3 "$N" && tx 1 3 "$N" || st=1
+	m_end || st=1
+	# 2's MAC is unknown to the bridge now: 1's and 3's frames to it
+	# flood to the others, never to 2.
+	expect_at 21 "" && expect_at 23 "" && expect_at 13 "3=$N" || st=1
+	for i in 12 32; do
+		echo "tag $i at stand-in 2: got $(m_tag 2 $i), want 0"
+		[ "$(m_tag 2 $i)" = 0 ] || st=1
+	done
+	show_ctr "$v" "${VPORT[2]}" tc_redirect xdp_redirect
+	ip -n "$SW" link set "${VPORT[2]}" master "$BR" up || st=1
+	ip -n "$SW" link del xnqob
+	v_detach "$v" || st=1
+	wait_ports_up && learn_all || st=1
 	return $st
 }
 
@@ -1151,6 +1192,7 @@ kind_cases() {
 		run_case isolation "isolated before attach: the pair gets nothing, the rest works" "$BEFORE_VARIANTS" pre
 		NOBASE=1 run_case isolation "isolated after attach: the pair gets nothing, the rest works" "$AFTER_FOLLOW" post
 	}
+	want moved && run_case moved "a port moved straight to another bridge: nothing between it and the bridge's VMs" "$AFTER_VARIANTS"
 	want locked && {
 		run_case locked "locked before attach: unknown and foreign sources dropped, authorised pass" "$BEFORE_VARIANTS" pre
 		NOBASE=1 run_case locked "locked after attach: unknown and foreign sources dropped, authorised pass" "$AFTER_VARIANTS" post

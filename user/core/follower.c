@@ -103,7 +103,9 @@ static int on_event(const struct nlmsghdr *nlh, void *arg)
 	struct batch *b = arg;
 	struct xn_fdb_entry e;
 	struct ifinfomsg *ifi;
+	int parsed, mine;
 	struct xn_link l;
+	__u32 slot;
 
 	switch (nlh->nlmsg_type) {
 	case RTM_NEWLINK:
@@ -119,20 +121,21 @@ static int on_event(const struct nlmsghdr *nlh, void *arg)
 				b->full = 1; /* the bridge's settings */
 			return 0;
 		}
-		/* A port of ours, one that joins, or one that leaves
-		 * (IFLA_MASTER absent then): re-read it. Cheap to check. */
-		if (nlh->nlmsg_type == RTM_DELLINK ||
-		    (xn_parse_link(nlh, &l) == 0 &&
-		     (l.master == b->bridge || !l.master)) ||
-		    ifi->ifi_family == AF_BRIDGE)
+		/* A port we have (it may be leaving: IFLA_MASTER absent, or
+		 * another bridge's), or one that names our bridge (joining):
+		 * re-read it. Not the host's other links: addrconf alone
+		 * sends a few messages per link, without IFLA_MASTER, and a
+		 * re-read reads every port's entry. */
+		parsed = xn_parse_link(nlh, &l) == 0;
+		mine = !bpf_map_lookup_elem(b->port_idx, &ifi->ifi_index,
+					    &slot);
+		if (nlh->nlmsg_type == RTM_DELLINK || mine ||
+		    (parsed && l.master == b->bridge) ||
+		    (!parsed && ifi->ifi_family == AF_BRIDGE))
 			batch_link(b, ifi->ifi_index);
-		if (nlh->nlmsg_type == RTM_NEWLINK &&
-		    xn_parse_link(nlh, &l) == 0 && l.master == b->bridge) {
-			__u32 slot;
-
-			if (bpf_map_lookup_elem(b->port_idx, &l.ifindex, &slot))
-				b->newcomer = 1;
-		}
+		if (nlh->nlmsg_type == RTM_NEWLINK && parsed &&
+		    l.master == b->bridge && !mine)
+			b->newcomer = 1;
 		return 0;
 	case RTM_NEWNEIGH:
 	case RTM_DELNEIGH:
