@@ -35,12 +35,18 @@ def pinned_maps(bridge):
     return out
 
 
+# Plain maps whose size is a number of entries per possible CPU: the
+# decision cache (XDPNET_FLOW_ENTRIES lines for each CPU).
+PER_CPU_SIZED = ("flows",)
+
+
 def memory(bridge):
-    """bytes of the bridge's pinned maps, in all and per-CPU maps apart."""
+    """bytes of the bridge's pinned maps, in all and apart what grows with
+    the CPUs (per-CPU maps and the maps sized per CPU)."""
     maps = pinned_maps(bridge)
     total = sum(int(m["bytes_memlock"]) for m in maps.values())
-    percpu = sum(int(m["bytes_memlock"]) for m in maps.values()
-                 if m["type"].startswith("percpu") or "percpu" in m["type"])
+    percpu = sum(int(m["bytes_memlock"]) for k, m in maps.items()
+                 if "percpu" in m["type"] or k in PER_CPU_SIZED)
     return {"total": total, "percpu": percpu,
             "maps": {k: {"type": v["type"], "bytes": int(v["bytes_memlock"]),
                          "max_entries": v["max_entries"]}

@@ -147,7 +147,7 @@ class Bench:
 
         def summ(xs):
             return {"p50_ms": median(xs), "p99_ms": pct(xs, 0.99),
-                    "n": len(xs)}
+                    "n": len(xs), "all_ms": [round(x, 3) for x in xs]}
         return {"port_add": summ(add), "port_remove": summ(rem),
                 "fdb_move": summ(move), "lost": lost}
 

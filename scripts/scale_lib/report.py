@@ -3,6 +3,7 @@
 missed) and plots/*.png."""
 
 import os
+import statistics
 
 # The targets (issue 17), each checked against a run's figures.
 ATTACH_MS_PER_PORT = 5.0
@@ -93,6 +94,15 @@ def targets(r):
     return rows
 
 
+def _ratios(ag):
+    """', paired ratios xdpnet/bridge: median (min-max)' when recorded."""
+    rs = sorted(ag.get("ratios") or [])
+    if not rs:
+        return ""
+    return "; xdpnet/bridge by repeat: median %.2fx (%.2f-%.2f)" % (
+        statistics.median(rs), rs[0], rs[-1])
+
+
 def memory_formula(r):
     """bytes = C + e_f F + e_s S + e_v V + cpus * P, from the run."""
     mf = r.get("memory_formula")
@@ -166,15 +176,17 @@ def markdown(r):
         L += ["", "## Many flows at once (the %d-port bridge)" % ag["ports"],
               "", "%d generators, each as fast as it can, for %.1f s: "
               "delivered %s kpps through xdpnet (TC stage), %s kpps through "
-              "the bridge (medians of %d)." % (
+              "the bridge (medians of %d interleaved repeats%s)." % (
                   ag["flows"], ag["secs"],
                   _f(ag["xdpnet"]["delivered_pps"] / 1e3),
-                  _f(ag["bridge"]["delivered_pps"] / 1e3), r["repeats"])]
+                  _f(ag["bridge"]["delivered_pps"] / 1e3),
+                  ag.get("repeats", r["repeats"]), _ratios(ag))]
     f = memory_formula(r)
     if f:
         L += ["", "## Memory", "", f + " (from --fdb-size, --static-size "
               "and --vlan-size changed one at a time on one bridge; the "
-              "per-CPU part is the per-CPU maps' share). Ports do not "
+              "per-CPU part is the per-CPU maps' share and the decision cache, "
+              "sized per CPU). Ports do not "
               "appear: the port maps are sized for 1,024 ports."]
     L += ["", "Plots: plots/*.png.", ""]
     return "\n".join(L)
