@@ -42,14 +42,15 @@ def kvm_state():
     VM test tooling's boot probe (cached per host kernel) must not have
     failed."""
     if not os.path.exists("/dev/kvm"):
-        return False, "no /dev/kvm: guests would run under TCG (QEMU's " \
-            "instruction emulator), whose figures describe the emulator, " \
-            "not the network path"
+        return False, "no KVM (no /dev/kvm): guests would run under TCG " \
+            "(QEMU's instruction emulator), whose figures describe the " \
+            "emulator, not the network path"
     try:
         fd = os.open("/dev/kvm", os.O_RDWR)
         os.close(fd)
     except OSError as e:
-        return False, "/dev/kvm cannot be opened (%s)" % e.strerror
+        return False, "KVM unusable: /dev/kvm cannot be opened (%s)" % \
+            e.strerror
     try:
         with open(PROBE_CACHE) as f:
             lines = f.read().splitlines()

@@ -5,6 +5,7 @@ import os
 import stat
 import tempfile
 import unittest
+import unittest.mock
 
 import benchpath  # noqa: F401
 from bench_lib import vmtopo
@@ -75,6 +76,28 @@ class Availability(unittest.TestCase):
         kvm_ok, _ = vmtopo.kvm_state()
         if not kvm_ok:
             self.assertFalse(ok)
+
+    def test_every_kvm_reason_names_kvm(self):
+        """Each branch of kvm_state, whatever this host has."""
+        real_exists, real_open = os.path.exists, os.open
+
+        def exists(present):
+            return lambda p: present if p == "/dev/kvm" else real_exists(p)
+
+        def deny(p, *a):
+            if p == "/dev/kvm":
+                raise PermissionError(13, "Permission denied")
+            return real_open(p, *a)
+
+        cases = [("absent", exists(False), real_open, False),
+                 ("cannot open", exists(True), deny, False)]
+        for name, ex, op, want in cases:
+            with self.subTest(name), \
+                    unittest.mock.patch.object(vmtopo.os.path, "exists", ex), \
+                    unittest.mock.patch.object(vmtopo.os, "open", op):
+                ok, why = vmtopo.kvm_state()
+                self.assertEqual(ok, want)
+                self.assertIn("KVM", why)
 
 
 if __name__ == "__main__":
