@@ -26,9 +26,7 @@ keepalive() { # LABEL MODE
 	# Every guest's entry fresh when the bypass starts: entries older
 	# than 5 s age out at once, and a flow's first frames would then be
 	# flooded (the earlier parts leave them of any age).
-	for i in 1 2 3; do for j in 1 2 3; do
-		[ $i = $j ] || ip netns exec "$(g_ns $i)" ping -q -c 1 -W 2 "$(g_ip4 $j)" >/dev/null || return 1
-	done; done
+	ping_all -c 1 || return 1
 	do_attach "$mode" || return 1
 	ref=$(xn status "$BR" --json | jq '.bridges[0].refresh_ms')
 	echo "refresh_ms=$ref"
