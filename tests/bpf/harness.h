@@ -86,6 +86,12 @@ struct xt_build {
 	const char *skip;
 	/* Why the FDB trace programs were not loaded, or NULL. */
 	const char *trace_skip;
+	/* Why xdpnet_xdp (and its trace variant) were not loaded, or NULL:
+	 * the kernel refuses their metadata probe. xdp and trace_xdp are
+	 * then the _mp programs, which take every frame as generic XDP, as
+	 * xdpnet_xdp does a frame with room for metadata; frames that look
+	 * like tun's native path cannot be run (their rows are skipped). */
+	const char *meta_skip;
 	bool failed; /* the kernel refused it: its tests fail */
 };
 

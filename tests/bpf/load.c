@@ -22,6 +22,7 @@
 #include "harness.h"
 #include "xdpnet.skel.h"
 #include "xdpnet_live.skel.h"
+#include "core/load.h"
 
 static const char *const map_names[XT_NR_MAPS] = {
 	[XT_M_CFG] = ".data.cfg",	  [XT_M_FDB] = "fdb",
@@ -180,6 +181,16 @@ static bool load_build(struct xt_build *b)
 		xt_note("redirect-error programs left out: the kernel lacks %s",
 			probe.why_xdp_trace);
 	}
+	if (!xn_xdp_meta_ok(&b->meta_skip)) {
+		autoload(b->obj, "xdpnet_xdp", false);
+		autoload(b->obj, "xdpnet_trace_xdp", false);
+		xt_note("xdpnet_xdp left out: %s; its rows run xdpnet_xdp_mp "
+			"(the same program for generic XDP), native-path rows "
+			"are skipped",
+			b->meta_skip);
+	} else {
+		b->meta_skip = NULL;
+	}
 	/* The decision cache: entries for every possible CPU, as attach
 	 * sizes it. */
 	err = bpf_map__set_max_entries(find_map(b->obj, "flows"),
@@ -193,13 +204,14 @@ static bool load_build(struct xt_build *b)
 		   b->name, strerror(-err)))
 		return false;
 	b->tc = prog_fd(b->obj, "xdpnet_tc");
-	b->xdp = prog_fd(b->obj, "xdpnet_xdp");
 	b->xdp_mp = prog_fd(b->obj, "xdpnet_xdp_mp");
+	b->xdp = b->meta_skip ? b->xdp_mp : prog_fd(b->obj, "xdpnet_xdp");
 	b->jiffies = prog_fd(b->obj, "xdpnet_jiffies");
 	b->bump = prog_fd(b->obj, "xdpnet_bump");
 	b->trace_tc = prog_fd(b->obj, "xdpnet_trace_tc");
-	b->trace_xdp = prog_fd(b->obj, "xdpnet_trace_xdp");
 	b->trace_xdp_mp = prog_fd(b->obj, "xdpnet_trace_xdp_mp");
+	b->trace_xdp = b->meta_skip ? b->trace_xdp_mp
+				    : prog_fd(b->obj, "xdpnet_trace_xdp");
 	if (!CHECK(b->tc >= 0 && b->xdp >= 0 && b->xdp_mp >= 0 &&
 			   b->jiffies >= 0 && b->bump >= 0 &&
 			   b->trace_tc >= 0 && b->trace_xdp >= 0 &&

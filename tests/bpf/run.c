@@ -326,6 +326,19 @@ static void run_row(const struct xt_table *t, const struct xt_row *r)
 		r->check();
 }
 
+/* Does the row run xdpnet_xdp itself (not the dispatcher's variant)? */
+static bool needs_meta(const struct xt_row *r)
+{
+	const struct xt_expect *exp =
+		xt_b->live && r->live[0].stage != ST_END ? r->live : r->exp;
+	int i;
+
+	for (i = 0; i < MAX_STEPS && exp[i].stage != ST_END; i++)
+		if (exp[i].stage == ST_XDP)
+			return true;
+	return false;
+}
+
 void xt_run_table(const struct xt_table *t)
 {
 	size_t i;
@@ -336,7 +349,12 @@ void xt_run_table(const struct xt_table *t)
 		if ((r->only == ONLY_LIVE && !xt_b->live) ||
 		    (r->only == ONLY_PORTABLE && xt_b->live))
 			continue;
-		if (xt_begin("%s: %s", t->name, r->name))
+		if (!xt_begin("%s: %s", t->name, r->name))
+			continue;
+		if (r->fr.native && xt_b->meta_skip && needs_meta(r))
+			xt_skip("%s (xdpnet_xdp on tun's native path)",
+				xt_b->meta_skip);
+		else
 			run_row(t, r);
 	}
 }

@@ -27,6 +27,7 @@
 #include "xdpnet.h"
 #include "xdpnet.skel.h"
 #include "xdpnet_live.skel.h"
+#include "xdpnet_meta.skel.h"
 #include "lib/exit.h"
 #include "lib/log.h"
 #include "lib/util.h"
@@ -67,6 +68,43 @@ const char *xn_build_id(void)
 	snprintf(id, sizeof(id), "%s-%016llx", XDPNET_VERSION_STR,
 		 (unsigned long long)h);
 	return id;
+}
+
+/* ------------------------------------------------------ kernel probe */
+
+int xn_xdp_meta_ok(const char **why)
+{
+	static int state = -1;
+	struct xdpnet_meta_bpf *m;
+
+	if (state < 0) {
+		libbpf_print_fn_t old = libbpf_set_print(NULL);
+
+		m = xdpnet_meta_bpf__open_and_load();
+		libbpf_set_print(old);
+		state = m != NULL;
+		xdpnet_meta_bpf__destroy(m);
+		xn_debug("bpf_xdp_adjust_meta in XDP programs: %s",
+			 state ? "yes" : "refused by the kernel");
+	}
+	if (why)
+		*why = state ? ""
+			     : "the kernel refuses bpf_xdp_adjust_meta in XDP "
+			       "programs";
+	return state;
+}
+
+const char *xn_xdp_prog(void)
+{
+	return xn_xdp_meta_ok(NULL) ? "xdpnet_xdp" : "xdpnet_xdp_mp";
+}
+
+/* Programs this kernel cannot load: the XDP stage's and its trace
+ * variant's metadata probe (xn_xdp_meta_ok). */
+static int prog_unloadable(const char *name)
+{
+	return !xn_xdp_meta_ok(NULL) && (!strcmp(name, "xdpnet_xdp") ||
+					 !strcmp(name, "xdpnet_trace_xdp"));
 }
 
 /* ------------------------------------------------------------- loading */
@@ -280,12 +318,16 @@ static int try_load(struct xn_state *s, enum variant v, struct load_ctx *c,
 
 		if (!bpf_object__find_program_by_name(c->obj, "xdpnet_xdp_mp"))
 			return -ENOENT;
-		bpf_object__for_each_program(
-			p, c->obj) if (!strcmp(bpf_program__name(p),
-					       "xdpnet_xdp_mp") ||
-				       !strncmp(bpf_program__name(p),
-						"xdpnet_trace_", 13))
-			bpf_program__set_autoload(p, false);
+		bpf_object__for_each_program(p, c->obj)
+		{
+			const char *name = bpf_program__name(p);
+
+			if (!strncmp(name, "xdpnet_trace_", 13) ||
+			    prog_unloadable(name) ||
+			    (!strcmp(name, "xdpnet_xdp_mp") &&
+			     strcmp(name, xn_xdp_prog())))
+				bpf_program__set_autoload(p, false);
+		}
 	}
 	if (v == V_MAP_NOTRACE)
 		for (i = 0; i < ARRAY_SIZE(traces); i++)
@@ -371,10 +413,16 @@ static struct bpf_object *state_object(const struct xn_state *s,
 		err = m && s->fd[i] >= 0 ? bpf_map__reuse_fd(m, s->fd[i])
 					 : -ENOENT;
 	}
-	bpf_object__for_each_program(p, obj) bpf_program__set_autoload(
-		p,
-		exact ? !strcmp(bpf_program__name(p), prefix)
-		      : !strncmp(bpf_program__name(p), prefix, strlen(prefix)));
+	bpf_object__for_each_program(p, obj)
+	{
+		const char *name = bpf_program__name(p);
+
+		bpf_program__set_autoload(
+			p, !prog_unloadable(name) &&
+				   (exact ? !strcmp(name, prefix)
+					  : !strncmp(name, prefix,
+						     strlen(prefix))));
+	}
 	if (err) {
 		bpf_object__close(obj);
 		errno = -err;
@@ -501,7 +549,7 @@ int xn_state_load(struct xn_state *s, struct xn_load *l)
 	if (!err)
 		err = xn_pin_replace(
 			bpf_program__fd(bpf_object__find_program_by_name(
-				c.obj, "xdpnet_xdp")),
+				c.obj, xn_xdp_prog())),
 			s->bridge, "prog_xdp");
 	if (!err)
 		err = xn_pin_replace(

@@ -253,7 +253,7 @@ int xn_mp_attach(struct xn_state *s, __u32 ifindex)
 {
 	struct bpf_object *obj = NULL;
 	struct xdp_program *p;
-	unsigned int i = 0;
+	unsigned int i = xn_xdp_meta_ok(NULL) ? 0 : 1;
 	int err;
 
 	p = pinned_prog(s);
