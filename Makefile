@@ -50,7 +50,7 @@ TOOLS := $(OUT)/tests/vnet_relay $(OUT)/tests/promlint $(OUT)/tests/xn_filters \
 # $(OUT)/bench_tools.
 BT := $(OUT)/bench_tools
 BENCH_TOOLS := $(BT)/xnb_pktgen $(BT)/xnb_tapsink $(BT)/xnb_crr \
-	$(BT)/xnb_minimal
+	$(BT)/xnb_minimal $(BT)/xnb_vhost
 
 .SECONDARY:
 
@@ -144,6 +144,9 @@ $(BENCH_BPF_TOOLS): $(BT)/%: scripts/bench_tools/%.c scripts/bench_tools/*.h \
 $(BT)/xnb_%: scripts/bench_tools/xnb_%.c scripts/bench_tools/xnb_tool.h | $(BT)
 	@echo "  CC       $@"
 	@$(CC) $(CFLAGS) $< -o $@
+
+# xnb_vhost's ring logic, shared with its unit test.
+$(BT)/xnb_vhost $(OUT)/tests/test_vring: scripts/bench_tools/xnb_vring.h
 
 # tests/integration/semantics.sh's tc filter that drops everything, and
 # share.sh's tcx program of another party (placed by xnt_tcx).

@@ -11,9 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* One-line error "TOOL: message" on stderr, exit status 2. */
-static inline void __attribute__((noreturn, format(printf, 1, 2)))
-die(const char *fmt, ...)
+/* One-line error "TOOL: message" on stderr, exit status status. */
+static inline void __attribute__((noreturn, format(printf, 2, 3)))
+die_status(int status, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -22,8 +22,11 @@ die(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	exit(2);
+	exit(status);
 }
+
+/* die_status() with exit status 2. */
+#define die(...) die_status(2, __VA_ARGS__)
 
 /* "02:00:00:00:00:01" -> 6 bytes. 0 or -1. */
 static inline int parse_mac(const char *s, unsigned char *mac)
