@@ -94,6 +94,19 @@ $(OUT)/%.o: user/%.c $(USER_HDRS) include/xdpnet.h $(SKELS) | $(OUT)
 	@mkdir -p $(@D)
 	@$(CC) $(CFLAGS) -c $< -o $@
 
+# xdpnet version's git description: `git describe --always --dirty` of
+# this tree, "unknown" without .git (a tarball). build/git_desc holds it,
+# rewritten only when it changes, so that a change rebuilds cmd/table.o
+# alone.
+GIT_DESC := $(shell [ -e .git ] && git describe --always --dirty 2>/dev/null || echo unknown)
+
+.PHONY: FORCE
+$(OUT)/git_desc: FORCE | $(OUT)
+	@[ "$$(cat $@ 2>/dev/null)" = "$(GIT_DESC)" ] || echo "$(GIT_DESC)" > $@
+
+$(OUT)/cmd/table.o: $(OUT)/git_desc
+$(OUT)/cmd/table.o: CFLAGS += -DXN_GIT_DESC='"$(GIT_DESC)"'
+
 $(OUT)/xdpnet: $(OUT)/main.o $(LIB_OBJS)
 	@echo "  LD       $@"
 	@$(CC) $(CFLAGS) $^ -o $@ $(PKG_LIBS)

@@ -13,7 +13,7 @@
 #endif
 
 #define XDPNET_PIN_ROOT "/sys/fs/bpf/xdpnet"
-#define XDPNET_VERSION_STR "0.2.0"
+#define XDPNET_VERSION_STR "0.3.0"
 
 /* Map sizes. Port slot 0 is never a port: an FDB entry whose port is not
  * carried points there. */

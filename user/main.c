@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* xdpnet: bypass a Linux bridge between the VMs on it. See xdpnet(8). */
+#include "lib/json_writer.h"
 #include "lib/log.h"
 #include "cmd/cli.h"
 #include "cmd/cmd.h"
@@ -7,12 +8,17 @@
 int main(int argc, char **argv)
 {
 	struct xn_opts o;
-	char err[160];
+	char err[256];
 	int rc;
 
 	rc = xn_parse_args(argc, argv, &o, err, sizeof(err));
 	if (rc) {
-		xn_err("%s", err);
+		/* One line, named by the command when there is one:
+		 * "xdpnet status: --follow is not an option of status". */
+		if (o.cmd_name)
+			fprintf(stderr, "xdpnet %s: %s\n", o.cmd_name, err);
+		else
+			xn_err("%s", err);
 		return rc;
 	}
 	/* Commands that run on and log as they go reach journald, a file or
@@ -26,6 +32,7 @@ int main(int argc, char **argv)
 		setvbuf(stdout, NULL, _IOLBF, 0);
 	xn_verbose = o.verbose;
 	xn_set_quiet(o.json);
+	xn_jw_pretty = o.pretty;
 	xn_setup_libbpf_logging();
 	return xn_cmd_run(&o);
 }

@@ -11,7 +11,11 @@
 #     another network namespace (which must stay intact), a directory
 #     whose meta is of another layout, a directory of pins xdpnet did not
 #     make;
-#   - a follower already running (follow, attach --follow).
+#   - a follower already running (follow, attach --follow);
+#   - the CLI's conventions: help CMD and CMD --help give that command's
+#     usage, -V the version and build id, no such bridge is 3 for every
+#     command with one line, a refused option is named, -jp is pretty
+#     JSON.
 #
 # Namespaces xne-sw (bridge xnebr0, a veth stand-in xne-v1 on port xnev1,
 # a veth xnebad that is no bridge) and xne-sw2 (another bridge xnebr0, the
@@ -62,12 +66,20 @@ e_up() {
 }
 
 # Everything both namespaces hold that a command could change, and the
-# tcx links on their devices (tc and bpftool net do not show those).
+# tcx links on their devices (tc and bpftool net do not show those): the
+# links of the port programs pinned for a bridge of this name, in either
+# namespace (both bridges' pins would be $PIN; a link outlives its command
+# only pinned, and other suites running beside this one have programs of
+# their own).
 state() {
+	local f ids=
 	echo "== $SW"; sw_state
 	echo "== $SW2"; SW=$SW2 sw_state
-	echo "== links of xdpnet's port programs (any namespace)"
-	bpftool link show -j 2>/dev/null | jq -c --argjson p "$(bpftool prog show -j | jq -c '[.[] | select(.name == "xdpnet_tc" or .name == "xdpnet_xdp") | .id]')" \
+	echo "== links of the port programs pinned in $PIN"
+	for f in "$PIN"/prog_tc "$PIN"/prog_xdp; do
+		[ -e "$f" ] && ids="$ids $(bpftool prog show pinned "$f" -j | jq .id)"
+	done
+	bpftool link show -j 2>/dev/null | jq -c --argjson p "[$(echo $ids | tr ' ' ',')]" \
 		'[.[] | select(.prog_id as $i | $p | index($i)) | {id, type, prog_id}] | sort_by(.id)'
 	echo "== $PIN"
 	ls -la "$PIN" 2>/dev/null | awk '{print $1, $NF}'
@@ -116,16 +128,88 @@ missing_and_wrong() {
 		bad "no such device" 3 "$c" xnenosuch
 		bad "not a bridge" 3 "$c" xnebad
 	done
-	# Commands on state: "not attached" (7) is an answer too; nothing
-	# done (0) is not.
+	# Commands on state: no such bridge is 3 there too (it was 7, "not
+	# attached"); nothing done (0) is not an answer.
 	for c in detach fdb status; do
-		bad "no such device" "3|7" "$c" xnenosuch
-		bad "not a bridge" "3|7" "$c" xnebad
+		bad "no such device" 3 "$c" xnenosuch
+		bad "not a bridge" 3 "$c" xnebad
 	done
 	bad "not a bridge (xdp)" 3 attach xnebad --mode xdp
 	bad "bad mode" 2 attach "$BR" --mode bogus
 	bad "name with a slash" "2|3" attach ../xnebr0
 	bad "name too long" "2|3" attach xnebr0xxxxxxxxxxxxxxxxx
+}
+
+# ---------------------------------------------------------------- CLI conventions
+
+# out_is WANT_ERE NOT_ERE ARGS...: xdpnet ARGS exits 0, nothing on stderr,
+# stdout matches WANT_ERE and, unless NOT_ERE is empty, not NOT_ERE.
+out_is() {
+	local want=$1 not=$2 rc
+	shift 2
+	echo "+ xdpnet $*"
+	xn "$@" >"$WORK/cli.out" 2>"$WORK/cli.err"
+	rc=$?
+	cat "$WORK/cli.out"
+	echo "stderr:"; cat "$WORK/cli.err"
+	expect_eq "exit code" "$rc" 0 || return 1
+	[ ! -s "$WORK/cli.err" ] || { echo "FAIL: something on stderr"; return 1; }
+	grep -qE -- "$want" "$WORK/cli.out" || { echo "FAIL: stdout lacks /$want/"; return 1; }
+	[ -z "$not" ] || ! grep -qE -- "$not" "$WORK/cli.out" || { echo "FAIL: stdout has /$not/"; return 1; }
+}
+
+# err_is WANT ERE NOT_ERE ARGS...: err_exit WANT, its one line matching
+# ERE and, unless NOT_ERE is empty, not NOT_ERE.
+err_is() {
+	local want=$1 re=$2 not=$3
+	shift 3
+	err_exit "$want" "$@" || return 1
+	grep -qE -- "$re" "$WORK/err.err" || { echo "FAIL: stderr lacks /$re/"; return 1; }
+	[ -z "$not" ] || ! grep -qE -- "$not" "$WORK/err.err" || { echo "FAIL: stderr has /$not/"; return 1; }
+}
+
+cli_conventions() {
+	local c
+	check "errors: help attach exits 0 with attach's options, --vlan-size among them" \
+		out_is '^usage: xdpnet attach .*--mode' '' help attach
+	check "errors: help attach names --vlan-size, --static-size and --follow" \
+		sh -c "grep -q -- '--vlan-size N' '$WORK/cli.out' && grep -q -- '--static-size N' '$WORK/cli.out' && grep -q -- '--follow' '$WORK/cli.out'"
+	check "errors: attach --help prints attach's usage alone (no --snaplen, no other command)" \
+		out_is '^usage: xdpnet attach ' '--snaplen|^  (dump|stats|trace) ' attach --help
+	check "errors: attach -h is attach --help" out_is '^usage: xdpnet attach ' '--snaplen' attach -h
+	check "errors: help (the overview) lists the commands, one line each, and where the options are" \
+		out_is 'xdpnet help CMD' '--snaplen|--vlan-size' help
+	check "errors: -V prints 0.3.0, a build id and the git description" \
+		out_is '^build 0\.3\.0-[0-9a-f]{16}$' '' -V
+	check "errors: -V's first line is xdpnet 0.3.0" grep -qx 'xdpnet 0.3.0' "$WORK/cli.out"
+	check "errors: version prints what -V prints" out_is '^git .+' '' version
+	for c in status fdb; do
+		check "errors: $c xnenosuch exits 3, one line, one prefix, no advice to attach" \
+			err_is 3 'xnenosuch' 'xdpnet: xdpnet|attach' "$c" xnenosuch
+	done
+	check "errors: status $BR (a bridge, not attached) exits 7, one prefix" \
+		err_is 7 "$BR is not attached" 'xdpnet: xdpnet' status "$BR"
+	check "errors: status --follow names the option" \
+		err_is 2 '^xdpnet status: --follow is not an option of status' '' status "$BR" --follow
+	check "errors: attach -n (no short form: iproute2's netns) names -n" \
+		err_is 2 "'-n'" '' attach "$BR" -n
+	check "errors: attach -s (dump's --snaplen) names it" \
+		err_is 2 '-s \(--snaplen\) is not an option of attach' '' attach "$BR" -s
+	check "errors: stats --prom -p refused, naming both" \
+		err_is 2 '--pretty and --prom' '' stats "$BR" --prom -p
+	check "errors: help bogus exits 2, names it" err_is 2 "'bogus'" '' help bogus
+}
+
+# stats BR -jp on an attached bridge: valid JSON, indented (more than one
+# line); -j the same document on one line.
+stats_pretty() {
+	xn stats "$BR" -jp >"$WORK/stats.json" 2>"$WORK/stats.err" || { cat "$WORK/stats.err"; return 1; }
+	head -n 20 "$WORK/stats.json"
+	jq -e '.bridge' "$WORK/stats.json" >/dev/null || { echo "FAIL: not JSON with .bridge"; return 1; }
+	expect_ge "lines of -jp" "$(wc -l <"$WORK/stats.json")" 10 || return 1
+	xn stats "$BR" -j >"$WORK/stats1.json" || return 1
+	expect_eq "lines of -j" "$(wc -l <"$WORK/stats1.json")" 1 || return 1
+	jq -e . "$WORK/stats1.json" >/dev/null
 }
 
 # Both namespaces' leftovers of a case gone; $SW2's bridge attached afresh.
@@ -214,6 +298,7 @@ follower_running() {
 	check "errors: a follower runs" follower_alive
 	bad "a follower already runs" 8 follow "$BR"
 	bad "a follower already runs" 8 attach "$BR" --follow
+	check "errors: stats $BR -jp (attached) is valid, indented JSON" stats_pretty
 	check "errors: detach $BR" xn detach "$BR"
 	check "errors: attach --follow (the unit's ExecStart) logs each line as it happens, into a pipe" follow_lines
 }
@@ -241,6 +326,7 @@ check "preflight: no other errors.sh" take_lock || finish
 ensure_bpffs
 check "errors: namespaces $SW and $SW2 up" e_up || finish
 missing_and_wrong
+cli_conventions
 other_netns
 junk
 follower_running

@@ -23,12 +23,13 @@ finish() {
 	[ "$fail" = 0 ]
 }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
-# helps ERE: xdpnet's help matches ERE. The help is read whole first: under
-# pipefail, "help | grep -q" fails at random when grep exits at the first
-# match and xdpnet's later writes get SIGPIPE.
+# helps ERE: xdpnet's help (the overview and attach's options: since 0.3
+# the overview lists commands only) matches ERE. The help is read whole
+# first: under pipefail, "help | grep -q" fails at random when grep exits
+# at the first match and xdpnet's later writes get SIGPIPE.
 helps() {
 	local text
-	text=$("$XDPNET_BIN" help 2>&1)
+	text=$("$XDPNET_BIN" help 2>&1; "$XDPNET_BIN" attach --help 2>&1)
 	grep -qE -- "$1" <<<"$text"
 }
 

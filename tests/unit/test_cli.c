@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Unit tests for the command line (user/cli.c): table-driven, every command
- * with valid arguments and every kind of usage error. No root needed.
+ * Unit tests for the command line (user/cmd/cli.c): table-driven, every
+ * command with valid arguments and every kind of usage error; the option
+ * tables (one meaning per short letter), help and version. No root
+ * needed.
  */
 #include <getopt.h>
 #include <limits.h>
@@ -12,10 +14,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include "xdpnet.h"
 #include "lib/exit.h"
+#include "lib/json_writer.h"
+#include "core/load.h"
 #include "cmd/cli.h"
+#include "cmd/cmd.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_ARGS 16
@@ -122,7 +128,7 @@ static const struct ok_case ok_cases[] = {
 	  XDPNET_MODE_XDP, 0, 0, 1, 0 },
 	{ A("attach", "br0", "--strict"), XN_CMD_ATTACH, "br0", 0, 0, 0, 0,
 	  1 },
-	{ A("attach", "-s", "br0", "--follow", "--mode", "xdp"),
+	{ A("attach", "--strict", "br0", "--follow", "--mode", "xdp"),
 	  XN_CMD_ATTACH, "br0", XDPNET_MODE_XDP, 0, 0, 1, 1 },
 	/* names at the length limit: 15 characters */
 	{ A("attach", "abcdefghijklmno"), XN_CMD_ATTACH, "abcdefghijklmno",
@@ -166,6 +172,9 @@ static const struct ok_case ok_cases[] = {
 	{ A("-h"), XN_CMD_HELP, NULL, 0, 0, 0, 0, 0 },
 	{ A("--help"), XN_CMD_HELP, NULL, 0, 0, 0, 0, 0 },
 	{ A("attach", "-h"), XN_CMD_HELP, NULL, 0, 0, 0, 0, 0 },
+	{ A("help", "attach"), XN_CMD_HELP, NULL, 0, 0, 0, 0, 0 },
+	{ A("-V"), XN_CMD_VERSION, NULL, 0, 0, 0, 0, 0 },
+	{ A("--version"), XN_CMD_VERSION, NULL, 0, 0, 0, 0, 0 },
 	{ A("version"), XN_CMD_VERSION, NULL, 0, 0, 0, 0, 0 },
 	{ A("-v", "version"), XN_CMD_VERSION, NULL, 0, 0, 1, 0, 0 },
 };
@@ -217,15 +226,15 @@ static void test_valid(void **state)
 	}
 }
 
-/* attach's follower and filter options: --no-follow (-n),
- * --bypass-filters (-B), --follow (-f). */
+/* attach's follower and filter options: --no-follow (no short form: -n
+ * is iproute2's netns), --bypass-filters (-B), --follow (-f). */
 static const struct {
 	const char *args[MAX_ARGS + 1];
 	unsigned int mode;
 	int follow, no_follow, bypass_filters;
 } attach_cases[] = {
 	{ A("attach", "br0", "--no-follow"), .no_follow = 1 },
-	{ A("attach", "-n", "br0"), .no_follow = 1 },
+	{ A("attach", "--no-follow", "br0"), .no_follow = 1 },
 	{ A("attach", "br0", "--no-f"), .no_follow = 1 },
 	{ A("--no-follow", "attach", "br0"), .no_follow = 1 },
 	{ A("attach", "br0", "--bypass-filters"), .bypass_filters = 1 },
@@ -233,7 +242,7 @@ static const struct {
 	{ A("attach", "br0", "--no-follow", "--bypass-filters", "--mode",
 	    "xdp"),
 	  .mode = XDPNET_MODE_XDP, .no_follow = 1, .bypass_filters = 1 },
-	{ A("attach", "-nB", "br0", "--strict"), .no_follow = 1,
+	{ A("attach", "-B", "--no-follow", "br0", "--strict"), .no_follow = 1,
 	  .bypass_filters = 1 },
 	{ A("attach", "br0", "--follow", "--bypass-filters"), .follow = 1,
 	  .bypass_filters = 1 },
@@ -271,8 +280,8 @@ static void test_attach_follow_options(void **state)
 	}
 }
 
-/* The bridge operand points into argv, not at a copy. */
-/* dump: its options, and -s as its snaplen (--strict elsewhere). */
+/* dump: its options, and -s as its snaplen (as in tcpdump; no other
+ * command has -s). */
 static void test_dump_options(void **state)
 {
 	static const char *const ok1[] =
@@ -380,7 +389,8 @@ static void test_trace_options(void **state)
 		  "--frame needs --pcap" },
 		{ A("trace", "br0", "--pcap", "f", "--frame", "0"),
 		  "positive" },
-		{ A("dump", "br0", "--in", "p1"), "not valid for 'dump'" },
+		{ A("dump", "br0", "--in", "p1"),
+		  "--in is not an option of dump" },
 	};
 	struct xn_opts o;
 	char err[256];
@@ -470,22 +480,28 @@ static const struct err_case err_cases[] = {
 	{ A("detach", "br0", "extra"), "unexpected argument 'extra'" },
 	{ A("status", "br0", "br1"), "unexpected argument 'br1'" },
 	{ A("fdb", "br0", "--json", "x"), "unexpected argument 'x'" },
-	{ A("help", "attach"), "unexpected argument 'attach'" },
+	{ A("help", "attach", "x"), "unexpected argument 'x'" },
+	{ A("help", "bogus"), "no command 'bogus'" },
+	{ A("help", "--json"), "--json is not an option of help" },
 	{ A("version", "1"), "unexpected argument '1'" },
 	/* options not valid for the command */
-	{ A("detach", "br0", "--json"), "not valid for 'detach'" },
-	{ A("detach", "br0", "--mode", "xdp"), "not valid for 'detach'" },
-	{ A("detach", "br0", "--follow"), "not valid for 'detach'" },
-	{ A("detach", "br0", "--strict"), "not valid for 'detach'" },
-	{ A("status", "-s"), "not valid for 'status'" },
-	{ A("fdb", "br0", "--strict"), "not valid for 'fdb'" },
-	{ A("status", "--mode", "xdp"), "not valid for 'status'" },
-	{ A("status", "br0", "--follow"), "not valid for 'status'" },
-	{ A("fdb", "br0", "--mode=tc"), "not valid for 'fdb'" },
-	{ A("attach", "br0", "--json"), "not valid for 'attach'" },
-	{ A("--json", "attach", "br0"), "not valid for 'attach'" },
-	{ A("version", "--json"), "not valid for 'version'" },
-	{ A("help", "--mode", "tc"), "not valid for 'help'" },
+	{ A("detach", "br0", "--json"), "--json is not an option of detach" },
+	{ A("detach", "br0", "--mode", "xdp"),
+	  "--mode is not an option of detach (xdpnet help detach)" },
+	{ A("detach", "br0", "--follow"),
+	  "--follow is not an option of detach" },
+	{ A("detach", "br0", "--strict"),
+	  "--strict is not an option of detach" },
+	{ A("status", "-s"), "-s (--snaplen) is not an option of status" },
+	{ A("fdb", "br0", "--strict"), "--strict is not an option of fdb" },
+	{ A("status", "--mode", "xdp"), "--mode is not an option of status" },
+	{ A("status", "br0", "--follow"),
+	  "--follow is not an option of status (xdpnet help status)" },
+	{ A("fdb", "br0", "--mode=tc"), "--mode is not an option of fdb" },
+	{ A("attach", "br0", "--json"), "--json is not an option of attach" },
+	{ A("--json", "attach", "br0"), "--json is not an option of attach" },
+	{ A("version", "--json"), "--json is not an option of version" },
+	{ A("help", "--mode", "tc"), "--mode is not an option of help" },
 	/* invalid interface names */
 	{ A("attach", ""), "not a valid interface name" },
 	{ A("attach", "abcdefghijklmnop"), "not a valid interface name" },
@@ -506,26 +522,36 @@ static const struct err_case err_cases[] = {
 	  "--follow and --no-follow exclude each other" },
 	{ A("attach", "br0", "--no-follow", "--follow"),
 	  "--follow and --no-follow exclude each other" },
-	{ A("attach", "-fn", "br0"),
+	{ A("attach", "-f", "--no-f", "br0"),
 	  "--follow and --no-follow exclude each other" },
-	{ A("attach", "br0", "-n", "--mode", "xdp", "-f", "-B"),
+	{ A("attach", "br0", "--no-follow", "--mode", "xdp", "-fB"),
 	  "--follow and --no-follow exclude each other" },
 	/* the new options are attach's */
-	{ A("detach", "br0", "--no-follow"), "not valid for 'detach'" },
-	{ A("detach", "br0", "--bypass-filters"), "not valid for 'detach'" },
-	{ A("status", "-n"), "not valid for 'status'" },
-	{ A("status", "br0", "-B"), "not valid for 'status'" },
-	{ A("fdb", "br0", "--no-follow"), "not valid for 'fdb'" },
+	{ A("detach", "br0", "--no-follow"),
+	  "--no-follow is not an option of detach" },
+	{ A("detach", "br0", "--bypass-filters"),
+	  "--bypass-filters is not an option of detach" },
+	{ A("status", "-n"), "unknown option '-n'" },
+	{ A("attach", "br0", "-n"), "unknown option '-n'" },
+	{ A("status", "br0", "-B"),
+	  "-B (--bypass-filters) is not an option of status" },
+	{ A("fdb", "br0", "--no-follow"),
+	  "--no-follow is not an option of fdb" },
 	/* follow: a BRIDGE and nothing else */
 	{ A("follow"), "'follow' needs a BRIDGE" },
 	{ A("follow", "-v"), "'follow' needs a BRIDGE" },
 	{ A("follow", "br0", "br1"), "unexpected argument 'br1'" },
-	{ A("follow", "br0", "--mode", "xdp"), "not valid for 'follow'" },
-	{ A("follow", "br0", "--follow"), "not valid for 'follow'" },
-	{ A("follow", "br0", "--no-follow"), "not valid for 'follow'" },
-	{ A("follow", "br0", "--bypass-filters"), "not valid for 'follow'" },
-	{ A("follow", "br0", "--json"), "not valid for 'follow'" },
-	{ A("follow", "br0", "--strict"), "not valid for 'follow'" },
+	{ A("follow", "br0", "--mode", "xdp"),
+	  "--mode is not an option of follow" },
+	{ A("follow", "br0", "--follow"),
+	  "--follow is not an option of follow" },
+	{ A("follow", "br0", "--no-follow"),
+	  "--no-follow is not an option of follow" },
+	{ A("follow", "br0", "--bypass-filters"),
+	  "--bypass-filters is not an option of follow" },
+	{ A("follow", "br0", "--json"), "--json is not an option of follow" },
+	{ A("follow", "br0", "--strict"),
+	  "--strict is not an option of follow" },
 	{ A("follow", ".."), "not a valid interface name" },
 	{ A("follow", "abcdefghijklmnop"), "not a valid interface name" },
 	/* sizes: attach's, 1 to the table's largest, decimal */
@@ -548,9 +574,12 @@ static const struct err_case err_cases[] = {
 	{ A("attach", "br0", "--vlan-size", "none"),
 	  "--vlan-size must be 1 to 1048576, not 'none'" },
 	{ A("attach", "br0", "--fdb-size"), "needs a value" },
-	{ A("status", "br0", "--fdb-size", "64"), "not valid for 'status'" },
-	{ A("detach", "br0", "--vlan-size", "64"), "not valid for 'detach'" },
-	{ A("follow", "br0", "--static-size", "64"), "not valid for 'follow'" },
+	{ A("status", "br0", "--fdb-size", "64"),
+	  "--fdb-size is not an option of status" },
+	{ A("detach", "br0", "--vlan-size", "64"),
+	  "--vlan-size is not an option of detach" },
+	{ A("follow", "br0", "--static-size", "64"),
+	  "--static-size is not an option of follow" },
 	{ A("Follow", "br0"), "unknown command 'Follow'" },
 };
 
@@ -672,33 +701,421 @@ static void bug_reparse_after_short_option_cluster(void **state)
 
 /* ---- usage text ---- */
 
+/* What f gets from fn, as a string (free it). */
+static char *printed(void (*fn)(FILE *f, const char *name), const char *name)
+{
+	/* (static: the stream keeps their addresses until fclose) */
+	static char *buf;
+	static size_t len;
+	FILE *f = open_memstream(&buf, &len);
+	char *r;
+
+	assert_non_null(f);
+	fn(f, name);
+	assert_int_equal(fclose(f), 0);
+	r = buf;
+	buf = NULL;
+	return r;
+}
+
+static void overview(FILE *f, const char *name)
+{
+	(void)name;
+	xn_usage(f);
+}
+
+static void cmd_usage(FILE *f, const char *name)
+{
+	assert_int_equal(xn_cmd_usage(f, name), 0);
+}
+
+/* xdpnet help: the commands one line each, the options of every command,
+ * where a command's options are, the exit codes; no command's options. */
 static void test_usage(void **state)
 {
 	/* clang-format off */
 	static const char *const words[] = {
-		"attach", "follow", "detach", "status", "fdb", "help",
-		"version", "--mode", "--json", "--follow", "--no-follow",
-		"--bypass-filters", "--strict", "--verbose", "--help",
-		"--fdb-size", "--static-size", "--vlan-size",
-		"8 busy", "9 filters would be bypassed",
+		"--verbose", "--help", "--version", "-V",
+		"xdpnet help CMD", "8 busy", "9 filters would be bypassed",
 		"exit codes",
 	};
+	static const char *const not_there[] = {
+		"--mode", "--snaplen", "--json", "--no-follow",
+	};
 	/* clang-format on */
-	char *buf = NULL;
-	size_t len = 0;
+	char *buf = printed(overview, NULL), line[64];
 	unsigned int i;
-	FILE *f;
 
 	(void)state;
-	f = open_memstream(&buf, &len);
-	assert_non_null(f);
-	xn_usage(f);
-	assert_int_equal(fclose(f), 0);
 	assert_true(strncmp(buf, "usage: xdpnet", 13) == 0);
 	for (i = 0; i < ARRAY_SIZE(words); i++)
 		if (!strstr(buf, words[i]))
 			fail_msg("usage lacks \"%s\"", words[i]);
+	for (i = 0; i < ARRAY_SIZE(not_there); i++)
+		if (strstr(buf, not_there[i]))
+			fail_msg("the overview has a command's option \"%s\"",
+				 not_there[i]);
+	/* each command on a line of its own, name first (the libvirt
+	 * tests look for '^ +follow ') */
+	for (i = 0; i < xn_ncmds; i++) {
+		snprintf(line, sizeof(line), "\n  %s ", xn_cmds[i].name);
+		if (!strstr(buf, line))
+			fail_msg("no line for %s", xn_cmds[i].name);
+	}
 	free(buf);
+}
+
+/* xdpnet help CMD: the synopsis names every option of the command, the
+ * options have a line each, and nothing of another command is there. */
+static void test_cmd_usage(void **state)
+{
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < xn_ncmds; i++) {
+		const struct xn_cmd_def *c = &xn_cmds[i];
+		char *buf = printed(cmd_usage, c->name), want[64], *nl;
+		const struct xn_opt *p;
+
+		snprintf(want, sizeof(want), "usage: xdpnet %s", c->name);
+		if (strncmp(buf, want, strlen(want)))
+			fail_msg("%s: starts \"%.40s\"", c->name, buf);
+		/* the synopsis: up to the line of what it does */
+		nl = strstr(buf, c->help);
+		assert_non_null(nl);
+		for (p = c->opts; p->name; p++) {
+			snprintf(want, sizeof(want), "[--%s%s%s]", p->name,
+				 p->arg ? " " : "", p->arg ? p->arg : "");
+			if (!strstr(buf, want) || strstr(buf, want) > nl)
+				fail_msg("%s: synopsis lacks %s", c->name,
+					 want);
+			snprintf(want, sizeof(want), "--%s%s%s  ", p->name,
+				 p->arg ? " " : "", p->arg ? p->arg : "");
+			if (!strstr(nl, want))
+				fail_msg("%s: no line for --%s", c->name,
+					 p->name);
+			if (!strstr(nl, p->help))
+				fail_msg("%s: --%s's help missing", c->name,
+					 p->name);
+		}
+		for (p = xn_global_opts; p->name; p++) {
+			snprintf(want, sizeof(want), "--%s", p->name);
+			if (!strstr(nl, want))
+				fail_msg("%s: lacks %s", c->name, want);
+		}
+		free(buf);
+	}
+	/* the cases of the brief */
+	{
+		char *a = printed(cmd_usage, "attach");
+		char *d = printed(cmd_usage, "dump");
+
+		assert_non_null(strstr(a, "[--follow]"));
+		assert_non_null(strstr(a, "[--static-size N]"));
+		assert_non_null(strstr(a, "[--vlan-size N]"));
+		assert_null(strstr(a, "--snaplen"));
+		assert_null(strstr(a, "--json"));
+		assert_non_null(strstr(d, "[--path LIST]"));
+		assert_non_null(strstr(d, "xdp,tc,bridge"));
+		free(a);
+		free(d);
+	}
+	assert_int_equal(xn_cmd_usage(stdout, "bogus"), -1);
+}
+
+/* help CMD, CMD --help, CMD -h: the command's help (o->topic); -h and
+ * help alone: the overview. */
+static void test_help_topic(void **state)
+{
+	static const struct {
+		const char *args[MAX_ARGS + 1];
+		const char *topic;
+	} cases[] = {
+		{ A("help"), NULL },
+		{ A("-h"), NULL },
+		{ A("--help"), NULL },
+		{ A("-v", "--help"), NULL },
+		{ A("help", "attach"), "attach" },
+		{ A("help", "help"), "help" },
+		{ A("-v", "help", "trace"), "trace" },
+		{ A("attach", "--help"), "attach" },
+		{ A("attach", "-h"), "attach" },
+		{ A("attach", "br0", "--mode", "xdp", "-h"), "attach" },
+		{ A("stats", "br0", "-jh"), "stats" },
+		{ A("--json", "status", "--help"), "status" },
+		{ A("dump", "-s", "64", "--help"), "dump" },
+	};
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct xn_opts o;
+		char err[256], what[256];
+		int rc;
+
+		describe(cases[i].args, what, sizeof(what));
+		rc = parse(cases[i].args, &o, err, sizeof(err));
+		if (rc)
+			fail_msg("[%s] returned %d: %s", what, rc, err);
+		if (o.cmd != XN_CMD_HELP)
+			fail_msg("[%s] cmd %d, not help", what, o.cmd);
+		if (!cases[i].topic != !o.topic ||
+		    (o.topic && strcmp(o.topic, cases[i].topic)))
+			fail_msg("[%s] topic '%s', want '%s'", what,
+				 o.topic ? o.topic : "(none)",
+				 cases[i].topic ? cases[i].topic : "(none)");
+	}
+}
+
+/* -V, --version and version: the version command, anywhere. */
+static void test_version_options(void **state)
+{
+	static const char *const cases[][MAX_ARGS + 1] = {
+		A("-V"),
+		A("--version"),
+		A("version"),
+		A("-v", "version"),
+		A("attach", "br0", "-V"),
+		A("stats", "--version"),
+	};
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct xn_opts o;
+		char err[256], what[256];
+
+		describe(cases[i], what, sizeof(what));
+		if (parse(cases[i], &o, err, sizeof(err)))
+			fail_msg("[%s] refused: %s", what, err);
+		if (o.cmd != XN_CMD_VERSION)
+			fail_msg("[%s] cmd %d, not version", what, o.cmd);
+	}
+}
+
+/* What version prints: the version, the build id, the git description
+ * (captured from stdout). */
+static void test_version_output(void **state)
+{
+	struct xn_opts o;
+	char out[512] = "", want[128];
+	FILE *tmp = tmpfile();
+	int saved;
+	size_t n;
+
+	(void)state;
+	assert_string_equal(XDPNET_VERSION_STR, "0.3.0");
+	assert_non_null(tmp);
+	memset(&o, 0, sizeof(o));
+	o.cmd = XN_CMD_VERSION;
+	fflush(stdout);
+	saved = dup(1);
+	assert_true(saved >= 0);
+	assert_true(dup2(fileno(tmp), 1) == 1);
+	assert_int_equal(xn_cmd_run(&o), XN_OK);
+	fflush(stdout);
+	assert_true(dup2(saved, 1) == 1);
+	close(saved);
+	rewind(tmp);
+	n = fread(out, 1, sizeof(out) - 1, tmp);
+	out[n] = 0;
+	fclose(tmp);
+	snprintf(want, sizeof(want), "xdpnet %s\nbuild %s\ngit %s\n",
+		 XDPNET_VERSION_STR, xn_build_id(), xn_git_desc());
+	assert_string_equal(out, want);
+	assert_true(!strncmp(xn_build_id(), "0.3.0-", 6));
+	assert_true(strlen(xn_build_id()) == 6 + 16);
+	assert_true(xn_git_desc()[0] != 0);
+}
+
+/* The short options, mechanically: across every command's table a letter
+ * names one option (same long name, same value or none), an option has
+ * one letter or none everywhere; -j is --json and -p --pretty (bpftool);
+ * -n is nobody's (iproute2's netns); every option has one line of help. */
+static void test_option_tables(void **state)
+{
+	const struct xn_opt *by_letter[128] = { NULL }, *p, *q, *t;
+	unsigned int i, k;
+
+	(void)state;
+	for (i = 0; i <= xn_ncmds; i++) {
+		t = i < xn_ncmds ? xn_cmds[i].opts : xn_global_opts;
+		for (p = t; p->name; p++) {
+			const char *cmd = i < xn_ncmds ? xn_cmds[i].name
+						       : "(global)";
+
+			if (!p->help || !p->help[0] || strchr(p->help, '\n'))
+				fail_msg("%s --%s: no one-line help", cmd,
+					 p->name);
+			/* one name once per command (global ones too) */
+			for (q = p + 1; q->name; q++)
+				if (!strcmp(p->name, q->name) ||
+				    (p->letter && p->letter == q->letter))
+					fail_msg("%s: --%s twice", cmd,
+						 p->name);
+			if (t != xn_global_opts)
+				for (q = xn_global_opts; q->name; q++)
+					if (!strcmp(p->name, q->name) ||
+					    (p->letter &&
+					     p->letter == q->letter))
+						fail_msg("%s: --%s is global",
+							 cmd, p->name);
+			if (p->letter) {
+				q = by_letter[(unsigned char)p->letter];
+				if (q && (strcmp(q->name, p->name) ||
+					  !q->arg != !p->arg))
+					fail_msg("-%c is --%s in %s, --%s "
+						 "elsewhere",
+						 p->letter, p->name, cmd,
+						 q->name);
+				by_letter[(unsigned char)p->letter] = p;
+			}
+			/* the same long option: the same letter and value
+			 * everywhere */
+			for (k = 0; k <= xn_ncmds; k++) {
+				const struct xn_opt *u =
+					k < xn_ncmds ? xn_cmds[k].opts
+						     : xn_global_opts;
+
+				for (q = u; q->name; q++)
+					if (!strcmp(q->name, p->name) &&
+					    (q->letter != p->letter ||
+					     !q->arg != !p->arg ||
+					     q->id != p->id))
+						fail_msg("--%s differs between "
+							 "tables",
+							 p->name);
+			}
+		}
+	}
+	assert_null(by_letter['n']);
+	if (by_letter['j'])
+		assert_string_equal(by_letter['j']->name, "json");
+	if (by_letter['p'])
+		assert_string_equal(by_letter['p']->name, "pretty");
+	assert_non_null(by_letter['j']);
+	assert_non_null(by_letter['p']);
+	assert_string_equal(by_letter['V']->name, "version");
+	assert_string_equal(by_letter['h']->name, "help");
+	/* every command with --json has --pretty, and the other way */
+	for (i = 0; i < xn_ncmds; i++) {
+		int j = 0, pr = 0;
+
+		for (p = xn_cmds[i].opts; p->name; p++) {
+			j |= !strcmp(p->name, "json");
+			pr |= !strcmp(p->name, "pretty");
+		}
+		if (j != pr)
+			fail_msg("%s: --json without --pretty or the other way",
+				 xn_cmds[i].name);
+	}
+}
+
+/* -j, -p as in bpftool: -p implies -j; "stats BR -jp" is pretty JSON. */
+static void test_json_pretty(void **state)
+{
+	static const struct {
+		const char *args[MAX_ARGS + 1];
+		int json, pretty;
+	} cases[] = {
+		{ A("stats", "br0", "-jp"), 1, 1 },
+		{ A("stats", "br0", "-p"), 1, 1 },
+		{ A("stats", "br0", "-j"), 1, 0 },
+		{ A("stats", "br0", "--pretty", "-i", "1"), 1, 1 },
+		{ A("status", "-p"), 1, 1 },
+		{ A("-p", "status"), 1, 1 },
+		{ A("fdb", "br0", "--pretty"), 1, 1 },
+		{ A("trace", "br0", "--pcap", "f", "-pj"), 1, 1 },
+		{ A("stats", "br0", "--prom"), 0, 0 },
+	};
+	static const struct err_case bad[] = {
+		{ A("stats", "br0", "-p", "--prom"),
+		  "--pretty and --prom exclude each other" },
+		{ A("stats", "br0", "-j", "--prom"),
+		  "--json and --prom exclude each other" },
+		{ A("attach", "br0", "-p"),
+		  "-p (--pretty) is not an option of attach" },
+		{ A("dump", "br0", "--pretty"),
+		  "--pretty is not an option of dump" },
+	};
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct xn_opts o;
+		char err[256], what[256];
+
+		describe(cases[i].args, what, sizeof(what));
+		if (parse(cases[i].args, &o, err, sizeof(err)))
+			fail_msg("[%s] refused: %s", what, err);
+		if (o.json != cases[i].json || o.pretty != cases[i].pretty)
+			fail_msg("[%s] json %d pretty %d, want %d %d", what,
+				 o.json, o.pretty, cases[i].json,
+				 cases[i].pretty);
+	}
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		struct xn_opts o;
+		char err[256], what[256];
+
+		describe(bad[i].args, what, sizeof(what));
+		if (parse(bad[i].args, &o, err, sizeof(err)) != XN_EUSAGE)
+			fail_msg("[%s] accepted", what);
+		if (!strstr(err, bad[i].msg))
+			fail_msg("[%s] says \"%s\", want \"%s\"", what, err,
+				 bad[i].msg);
+	}
+}
+
+/* The pretty writer: four spaces a level, ": " after keys, empty
+ * containers as [] and {}; compact without it. */
+static void test_json_writer_pretty(void **state)
+{
+	static const char want[] = "{\n"
+				   "    \"a\": 1,\n"
+				   "    \"b\": [\n"
+				   "        \"x\",\n"
+				   "        {\n"
+				   "            \"c\": true\n"
+				   "        }\n"
+				   "    ],\n"
+				   "    \"e\": [],\n"
+				   "    \"o\": {}\n"
+				   "}\n";
+	int pretty;
+	char *buf = NULL;
+	size_t len = 0;
+
+	(void)state;
+	for (pretty = 1; pretty >= 0; pretty--) {
+		struct xn_jw w;
+		FILE *f = open_memstream(&buf, &len);
+
+		assert_non_null(f);
+		xn_jw_pretty = pretty;
+		xn_jw_init(&w, f);
+		xn_jw_obj(&w);
+		xn_jw_kuint(&w, "a", 1);
+		xn_jw_karr(&w, "b");
+		xn_jw_str(&w, "x");
+		xn_jw_obj(&w);
+		xn_jw_kbool(&w, "c", 1);
+		xn_jw_obj_end(&w);
+		xn_jw_arr_end(&w);
+		xn_jw_karr(&w, "e");
+		xn_jw_arr_end(&w);
+		xn_jw_kobj(&w, "o");
+		xn_jw_obj_end(&w);
+		xn_jw_obj_end(&w);
+		xn_jw_end(&w);
+		assert_int_equal(fclose(f), 0);
+		assert_string_equal(buf,
+				    pretty ? want
+					   : "{\"a\":1,\"b\":[\"x\",{\"c\":"
+					     "true}],\"e\":[],\"o\":{}}\n");
+		free(buf);
+		buf = NULL;
+	}
+	xn_jw_pretty = 0;
 }
 
 /* attach --fdb-size, --static-size, --vlan-size: each into its slot,
@@ -754,6 +1171,13 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_error_small_buffer),
 		cmocka_unit_test(test_usage),
+		cmocka_unit_test(test_cmd_usage),
+		cmocka_unit_test(test_help_topic),
+		cmocka_unit_test(test_version_options),
+		cmocka_unit_test(test_version_output),
+		cmocka_unit_test(test_option_tables),
+		cmocka_unit_test(test_json_pretty),
+		cmocka_unit_test(test_json_writer_pretty),
 		cmocka_unit_test(bug_mode_without_value_message),
 		cmocka_unit_test(bug_unknown_option_in_cluster_message),
 		cmocka_unit_test(bug_reparse_after_short_option_cluster),

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The command line: every command's table of options drives both its
+ * parser and its help (cli.h). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
@@ -7,86 +9,36 @@
 #include <stdlib.h>
 #include <string.h>
 #include "xdpnet.h"
+#include "lib/addr.h"
 #include "lib/exit.h"
 #include "lib/util.h"
 #include "core/paths.h"
 #include "core/sizes.h"
 #include "cmd/cli.h"
 
-/* Which options each command takes. */
+/* What the parser does with an option (struct xn_opt's id). */
 enum {
-	O_MODE = 1 << 0,
-	O_JSON = 1 << 1,
-	O_FOLLOW = 1 << 2,
-	O_STRICT = 1 << 3,
-	O_INTERVAL = 1 << 4,
-	O_COUNT = 1 << 5,
-	O_LATENCY = 1 << 6,
-	O_RESET = 1 << 7,
-	O_PROM = 1 << 8,
-	O_LISTEN = 1 << 9,
-	O_NOFOLLOW = 1 << 10,
-	O_BYPASS = 1 << 11,
-	O_PAIRS = 1 << 12,
-	O_PORT = 1 << 13,
-	O_PATH = 1 << 14,
-	O_SNAPLEN = 1 << 15,
-	O_WRITE = 1 << 16,
-	O_IN = 1 << 17,
-	O_FRAME = 1 << 18,   /* a field of trace's frame */
-	O_PCAP = 1 << 19,    /* --pcap, --frame */
-	O_SIZE = 1 << 20,    /* --fdb-size, --static-size, --vlan-size */
-	O_OPERAND = 1 << 30, /* not an option: one more word after BRIDGE */
-};
-
-static const struct cmd_def {
-	const char *name;
-	enum xn_cmd cmd;
-	int bridge; /* 1: required, 2: optional, 0: none */
-	int opts;
-	const char *args;
-	const char *help;
-} cmds[] = {
-	{ "attach", XN_CMD_ATTACH, 1,
-	  O_MODE | O_FOLLOW | O_STRICT | O_NOFOLLOW | O_BYPASS | O_SIZE,
-	  "BRIDGE [--mode tc|xdp] [--no-follow] [--bypass-filters] "
-	  "[--fdb-size N]",
-	  "bypass the bridge between its tap/veth ports" },
-	{ "follow", XN_CMD_FOLLOW, 1, 0, "BRIDGE",
-	  "keep the datapath in step with the bridge (foreground)" },
-	{ "detach", XN_CMD_DETACH, 1, 0, "BRIDGE",
-	  "remove everything xdpnet set up for BRIDGE" },
-	{ "status", XN_CMD_STATUS, 2, O_JSON, "[BRIDGE] [--json]",
-	  "ports, stages, program ids, FDB size, counters" },
-	{ "fdb", XN_CMD_FDB, 1, O_JSON, "BRIDGE [--json]",
-	  "the forwarding table as the datapath sees it" },
-	{ "stats", XN_CMD_STATS, 1,
-	  O_JSON | O_INTERVAL | O_COUNT | O_LATENCY | O_RESET | O_PROM |
-		  O_PAIRS,
-	  "BRIDGE [-i SEC] [-c N] [--json|--prom [-P]] [--latency] [--reset]",
-	  "per-port rates and counters by path, latency histograms" },
-	{ "latency", XN_CMD_LATENCY, 1, O_OPERAND, "BRIDGE [on|off]",
-	  "switch the forwarding-latency probe on or off" },
-	{ "exporter", XN_CMD_EXPORTER, 2, O_LISTEN | O_PAIRS,
-	  "[BRIDGE] [--listen ADDR:PORT] [-P]",
-	  "serve the counters to Prometheus (default 127.0.0.1:9435)" },
-	{ "dump", XN_CMD_DUMP, 1,
-	  O_COUNT | O_PORT | O_PATH | O_SNAPLEN | O_WRITE,
-	  "BRIDGE [--port P] [--path xdp|tc|bridge] [-c N] [-s LEN] [-w FILE]",
-	  "the frames the datapath decides on, as pcapng (tcpdump -r)" },
-	{ "trace", XN_CMD_TRACE, 1, O_JSON | O_IN | O_FRAME | O_PCAP,
-	  "BRIDGE --in P --src MAC --dst MAC [...] | --pcap FILE",
-	  "what the datapath would do with a frame, and why" },
-	{ "help", XN_CMD_HELP, 0, 0, "", "this text" },
-	{ "version", XN_CMD_VERSION, 0, 0, "", "print the version" },
-};
-
-/* Options with no short form. */
-enum {
-	OPT_LONG = 256,
-	OPT_PORT = OPT_LONG,
+	OPT_NONE,
+	OPT_MODE,
+	OPT_JSON,
+	OPT_PRETTY,
+	OPT_FOLLOW,
+	OPT_NOFOLLOW,
+	OPT_BYPASS,
+	OPT_STRICT,
+	OPT_INTERVAL,
+	OPT_COUNT,
+	OPT_LATENCY,
+	OPT_RESET,
+	OPT_PROM,
+	OPT_PAIRS,
+	OPT_LISTEN,
+	OPT_PORT,
 	OPT_PATH,
+	OPT_SNAPLEN,
+	OPT_WRITE,
 	OPT_IN,
+	/* trace's frame: 15 in a row (o->frame_set has a bit each) */
 	OPT_SRC,
 	OPT_DST,
 	OPT_VLAN,
@@ -104,188 +56,400 @@ enum {
 	OPT_FRAME,
 	OPT_SIZE, /* OPT_SIZE + enum xn_size_id */
 	OPT_SIZE_LAST = OPT_SIZE + XN_SIZE_N - 1,
+	OPT_VERBOSE,
+	OPT_HELP,
+	OPT_VERSION,
+	OPT_N,
 };
 
-static const struct opt_def {
-	struct option lo;
-	int mask; /* O_*: the commands that take it are checked per command */
-	const char *help;
-} opt_defs[] = {
-	{ { "mode", required_argument, NULL, 'm' },
-	  O_MODE,
-	  "tc (default) or xdp: where frames are redirected" },
-	{ { "json", no_argument, NULL, 'j' },
-	  O_JSON,
-	  "machine-readable output" },
-	{ { "no-follow", no_argument, NULL, 'n' },
-	  O_NOFOLLOW,
-	  "attach: no follower (a static setup: bridge changes are not "
-	  "followed)" },
-	{ { "bypass-filters", no_argument, NULL, 'B' },
-	  O_BYPASS,
-	  "attach: bypass even where host filters apply between ports" },
-	{ { "follow", no_argument, NULL, 'f' },
-	  O_FOLLOW,
-	  "attach: run the follower in the foreground instead of a daemon" },
-	{ { "strict", no_argument, NULL, 's' },
-	  O_STRICT,
-	  "attach: accepted for compatibility (always the behaviour now)" },
-	{ { "interval", required_argument, NULL, 'i' },
-	  O_INTERVAL,
-	  "stats: sample every SEC seconds and show rates" },
-	{ { "count", required_argument, NULL, 'c' },
-	  O_COUNT,
-	  "stats: stop after N intervals; dump: after N frames" },
-	{ { "latency", no_argument, NULL, 'l' },
-	  O_LATENCY,
-	  "stats: forwarding-latency histograms per port pair and path" },
-	{ { "reset", no_argument, NULL, 'r' },
-	  O_RESET,
-	  "stats: zero xdpnet's counters and histograms first" },
-	{ { "prom", no_argument, NULL, 'p' },
-	  O_PROM,
-	  "stats: Prometheus text format (node_exporter textfile)" },
-	{ { "latency-pairs", no_argument, NULL, 'P' },
-	  O_PAIRS,
-	  "stats --prom, exporter: latency per port pair, not per port" },
-	{ { "port", required_argument, NULL, OPT_PORT },
-	  O_PORT,
-	  "dump: only frames from or to this port of BRIDGE" },
-	{ { "path", required_argument, NULL, OPT_PATH },
-	  O_PATH,
-	  "dump: only frames that took these paths (xdp,tc,bridge)" },
-	{ { "snaplen", required_argument, NULL, 'S' },
-	  O_SNAPLEN,
-	  "dump: bytes of each frame to keep, 1 to 2048 (default 2048; "
-	  "-s for dump)" },
-	{ { "write", required_argument, NULL, 'w' },
-	  O_WRITE,
-	  "dump: the pcapng file (- : standard output, the default)" },
-	{ { "in", required_argument, NULL, OPT_IN },
-	  O_IN,
-	  "trace: the port the frame arrives on" },
-	{ { "src", required_argument, NULL, OPT_SRC },
-	  O_FRAME,
-	  "trace: the frame's source MAC" },
-	{ { "dst", required_argument, NULL, OPT_DST },
-	  O_FRAME,
-	  "trace: its destination MAC" },
-	{ { "vlan", required_argument, NULL, OPT_VLAN },
-	  O_FRAME,
-	  "trace: VID[,ad]: an 802.1Q (802.1ad) tag" },
-	{ { "len", required_argument, NULL, OPT_LEN },
-	  O_FRAME,
-	  "trace: bytes of the whole frame (default 60, at most 3500)" },
-	{ { "ip", no_argument, NULL, OPT_IP },
-	  O_FRAME,
-	  "trace: IPv4 (the default; --ip6, --arp, --ethertype HEX)" },
-	{ { "ip6", no_argument, NULL, OPT_IP6 }, O_FRAME, NULL },
-	{ { "arp", no_argument, NULL, OPT_ARP }, O_FRAME, NULL },
-	{ { "ethertype", required_argument, NULL, OPT_ETHERTYPE },
-	  O_FRAME,
-	  NULL },
-	{ { "udp", no_argument, NULL, OPT_UDP },
-	  O_FRAME,
-	  "trace: UDP (the default; --tcp, --icmp)" },
-	{ { "tcp", no_argument, NULL, OPT_TCP }, O_FRAME, NULL },
-	{ { "icmp", no_argument, NULL, OPT_ICMP }, O_FRAME, NULL },
-	{ { "saddr", required_argument, NULL, OPT_SADDR },
-	  O_FRAME,
-	  "trace: IP source (default 192.0.2.1, 2001:db8::1)" },
-	{ { "daddr", required_argument, NULL, OPT_DADDR },
-	  O_FRAME,
-	  "trace: IP destination (default 192.0.2.2, 2001:db8::2)" },
-	{ { "pcap", required_argument, NULL, OPT_PCAP },
-	  O_PCAP,
-	  "trace: the frame from a pcap or pcapng capture (- : stdin)" },
-	{ { "frame", required_argument, NULL, OPT_FRAME },
-	  O_PCAP,
-	  "trace --pcap: which frame of it (default 1)" },
-	{ { "fdb-size", required_argument, NULL, OPT_SIZE + XN_SIZE_FDB },
-	  O_SIZE,
-	  "attach: learned MACs the FDB copy holds (default " XN_STR(
-		  XDPNET_MAX_FDB) "; kept until given again)" },
-	{ { "static-size", required_argument, NULL, OPT_SIZE + XN_SIZE_STATIC },
-	  O_SIZE,
-	  "attach: static and local FDB entries (default " XN_STR(
-		  XDPNET_MAX_STATIC) ")" },
-	{ { "vlan-size", required_argument, NULL, OPT_SIZE + XN_SIZE_VLANS },
-	  O_SIZE,
-	  "attach: VLAN memberships of ports (default " XN_STR(
-		  XDPNET_MAX_VLANS) ")" },
-	{ { "listen", required_argument, NULL, 'L' },
-	  O_LISTEN,
-	  "exporter: ADDR:PORT or [ADDR6]:PORT to listen on" },
-	{ { "verbose", no_argument, NULL, 'v' },
-	  0,
-	  "more detail (twice: libbpf debug log)" },
-	{ { "help", no_argument, NULL, 'h' }, 0, "this text" },
+/* getopt_long's value of an option with no letter: above every char. */
+#define LONG_VAL(id) (256 + (id))
+
+/* The options several commands share: one wording each. */
+#define JSON_OPTS                                                           \
+	{ "json", 'j', NULL, OPT_JSON, "JSON output" },                     \
+	{                                                                   \
+		"pretty", 'p', NULL, OPT_PRETTY,                            \
+			"JSON output, indented for people (implies --json)" \
+	}
+#define END_OPTS                              \
+	{                                     \
+		NULL, 0, NULL, OPT_NONE, NULL \
+	}
+
+static const struct xn_opt attach_opts[] = {
+	{ "mode", 'm', "tc|xdp", OPT_MODE,
+	  "where frames are redirected (default tc, or as before)" },
+	{ "follow", 'f', NULL, OPT_FOLLOW,
+	  "run the follower in the foreground instead of a daemon" },
+	{ "no-follow", 0, NULL, OPT_NOFOLLOW,
+	  "no follower: bridge changes are not followed" },
+	{ "bypass-filters", 'B', NULL, OPT_BYPASS,
+	  "bypass even where host filters apply between ports" },
+	{ "strict", 0, NULL, OPT_STRICT,
+	  "accepted for compatibility (always the behaviour now)" },
+	{ "fdb-size", 0, "N", OPT_SIZE + XN_SIZE_FDB,
+	  "learned MACs the FDB copy holds (default " XN_STR(
+		  XDPNET_MAX_FDB) ", kept)" },
+	{ "static-size", 0, "N", OPT_SIZE + XN_SIZE_STATIC,
+	  "static and local FDB entries (default " XN_STR(
+		  XDPNET_MAX_STATIC) ", kept)" },
+	{ "vlan-size", 0, "N", OPT_SIZE + XN_SIZE_VLANS,
+	  "VLAN memberships of ports (default " XN_STR(
+		  XDPNET_MAX_VLANS) ", kept)" },
+	END_OPTS,
 };
 
-#define N_CMDS (sizeof(cmds) / sizeof(cmds[0]))
-#define N_OPTS (sizeof(opt_defs) / sizeof(opt_defs[0]))
+static const struct xn_opt json_opts[] = { JSON_OPTS, END_OPTS };
+
+static const struct xn_opt stats_opts[] = {
+	{ "interval", 'i', "SEC", OPT_INTERVAL,
+	  "sample every SEC seconds (0.1 to 86400), show rates" },
+	{ "count", 'c', "N", OPT_COUNT,
+	  "stop after N intervals (alone: every second)" },
+	JSON_OPTS,
+	{ "prom", 0, NULL, OPT_PROM,
+	  "Prometheus text format (node_exporter textfile)" },
+	{ "latency-pairs", 'P', NULL, OPT_PAIRS,
+	  "--prom: latency per port pair, not per port" },
+	{ "latency", 'l', NULL, OPT_LATENCY,
+	  "forwarding-latency histograms per port pair and path" },
+	{ "reset", 'r', NULL, OPT_RESET,
+	  "zero xdpnet's counters and histograms first" },
+	END_OPTS,
+};
+
+static const struct xn_opt exporter_opts[] = {
+	{ "listen", 'L', "ADDR:PORT", OPT_LISTEN,
+	  "ADDR:PORT or [ADDR6]:PORT (default " XN_EXPORTER_DEFAULT ")" },
+	{ "latency-pairs", 'P', NULL, OPT_PAIRS,
+	  "latency per port pair, not per port" },
+	END_OPTS,
+};
+
+static const struct xn_opt dump_opts[] = {
+	{ "port", 0, "PORT", OPT_PORT,
+	  "only frames from or to this port of BRIDGE" },
+	{ "path", 0, "LIST", OPT_PATH,
+	  "only frames of these paths, comma-separated: xdp,tc,bridge" },
+	{ "count", 'c', "N", OPT_COUNT, "stop after N frames" },
+	{ "snaplen", 's', "LEN", OPT_SNAPLEN,
+	  "bytes of each frame to keep, 1 to 2048 (default 2048)" },
+	{ "write", 'w', "FILE", OPT_WRITE,
+	  "the pcapng file (- : standard output, the default)" },
+	END_OPTS,
+};
+
+static const struct xn_opt trace_opts[] = {
+	{ "in", 0, "PORT", OPT_IN, "the port the frame arrives on" },
+	{ "src", 0, "MAC", OPT_SRC, "the frame's source MAC" },
+	{ "dst", 0, "MAC", OPT_DST, "its destination MAC" },
+	{ "vlan", 0, "VID[,ad]", OPT_VLAN, "an 802.1Q tag (802.1ad with ,ad)" },
+	{ "len", 0, "N", OPT_LEN,
+	  "bytes of the whole frame (default 60, at most 3500)" },
+	{ "ip", 0, NULL, OPT_IP, "IPv4 (the default)" },
+	{ "ip6", 0, NULL, OPT_IP6, "IPv6" },
+	{ "arp", 0, NULL, OPT_ARP, "ARP" },
+	{ "ethertype", 0, "HEX", OPT_ETHERTYPE,
+	  "another EtherType, 0600 to ffff" },
+	{ "udp", 0, NULL, OPT_UDP, "UDP (the default)" },
+	{ "tcp", 0, NULL, OPT_TCP, "TCP" },
+	{ "icmp", 0, NULL, OPT_ICMP, "ICMP" },
+	{ "saddr", 0, "IP", OPT_SADDR,
+	  "IP source (default 192.0.2.1, 2001:db8::1)" },
+	{ "daddr", 0, "IP", OPT_DADDR,
+	  "IP destination (default 192.0.2.2, 2001:db8::2)" },
+	{ "pcap", 0, "FILE", OPT_PCAP,
+	  "the frame from a pcap or pcapng capture (- : stdin)" },
+	{ "frame", 0, "N", OPT_FRAME,
+	  "with --pcap: which frame of it (default 1)" },
+	JSON_OPTS,
+	END_OPTS,
+};
+
+static const struct xn_opt no_opts[] = { END_OPTS };
+
+const struct xn_opt xn_global_opts[] = {
+	{ "verbose", 'v', NULL, OPT_VERBOSE,
+	  "more detail (twice: libbpf's debug log)" },
+	{ "help", 'h', NULL, OPT_HELP, "this text" },
+	{ "version", 'V', NULL, OPT_VERSION,
+	  "the version, build id and git description" },
+	END_OPTS,
+};
+
+const struct xn_cmd_def xn_cmds[] = {
+	{ "attach", XN_CMD_ATTACH, 1, 0, "BRIDGE",
+	  "bypass the bridge between its tap/veth ports", attach_opts },
+	{ "follow", XN_CMD_FOLLOW, 1, 0, "BRIDGE",
+	  "keep the datapath in step with the bridge", no_opts },
+	{ "detach", XN_CMD_DETACH, 1, 0, "BRIDGE",
+	  "remove everything xdpnet set up for BRIDGE", no_opts },
+	{ "status", XN_CMD_STATUS, 2, 0, "[BRIDGE]",
+	  "ports, stages, program ids, FDB size, counters", json_opts },
+	{ "fdb", XN_CMD_FDB, 1, 0, "BRIDGE",
+	  "the forwarding table as the datapath sees it", json_opts },
+	{ "stats", XN_CMD_STATS, 1, 0, "BRIDGE",
+	  "rates and counters by port and path, latency", stats_opts },
+	{ "latency", XN_CMD_LATENCY, 1, 1, "BRIDGE [on|off]",
+	  "switch the forwarding-latency probe on or off", no_opts },
+	{ "exporter", XN_CMD_EXPORTER, 2, 0, "[BRIDGE]",
+	  "serve the counters to Prometheus", exporter_opts },
+	{ "dump", XN_CMD_DUMP, 1, 0, "BRIDGE",
+	  "the frames the datapath decides on, as pcapng", dump_opts },
+	{ "trace", XN_CMD_TRACE, 1, 0, "BRIDGE",
+	  "what the datapath would do with a frame, and why", trace_opts },
+	{ "help", XN_CMD_HELP, 0, 1, "[COMMAND]",
+	  "this overview, or a command's options", no_opts },
+	{ "version", XN_CMD_VERSION, 0, 0, "",
+	  "the version, build id and git description", no_opts },
+};
+
+const unsigned int xn_ncmds = ARRAY_SIZE(xn_cmds);
+
+/* Options in getopt's table at most: each id once (by_id). */
+#define MAX_OPTS OPT_N
+
+const struct xn_cmd_def *xn_cmd_find(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < xn_ncmds; i++)
+		if (!strcmp(name, xn_cmds[i].name))
+			return &xn_cmds[i];
+	return NULL;
+}
+
+/* ------------------------------------------------------------ help */
+
+#define WIDTH 79
+
+/* "-m, --mode tc|xdp" or "    --no-follow". */
+static int opt_label(char *buf, size_t len, const struct xn_opt *p)
+{
+	return snprintf(buf, len, "%c%c%c --%s%s%s", p->letter ? '-' : ' ',
+			p->letter ? p->letter : ' ', p->letter ? ',' : ' ',
+			p->name, p->arg ? " " : "", p->arg ? p->arg : "");
+}
+
+static void opt_lines(FILE *f, const struct xn_opt *opts, int w)
+{
+	const struct xn_opt *p;
+	char label[64];
+
+	for (p = opts; p->name; p++) {
+		opt_label(label, sizeof(label), p);
+		if ((int)strlen(label) > w)
+			fprintf(f, "  %s\n  %-*s  %s\n", label, w, "", p->help);
+		else
+			fprintf(f, "  %-*s  %s\n", w, label, p->help);
+	}
+}
+
+static int label_width(const struct xn_opt *opts, int w)
+{
+	const struct xn_opt *p;
+	char label[64];
+
+	for (p = opts; p->name; p++) {
+		int n = opt_label(label, sizeof(label), p);
+
+		if (n > w && n <= 26)
+			w = n;
+	}
+	return w;
+}
 
 void xn_usage(FILE *f)
 {
 	unsigned int i;
 
-	fputs("usage: xdpnet COMMAND [ARGS]\n\ncommands:\n", f);
-	for (i = 0; i < N_CMDS; i++)
-		if (strlen(cmds[i].args) > 34) /* the help on a line of its own
-						*/
-			fprintf(f, "  %-8s %s\n  %-8s %-34s %s\n", cmds[i].name,
-				cmds[i].args, "", "", cmds[i].help);
-		else
-			fprintf(f, "  %-8s %-34s %s\n", cmds[i].name,
-				cmds[i].args, cmds[i].help);
-	fputs("\noptions:\n", f);
-	for (i = 0; i < N_OPTS; i++)
-		if (!opt_defs[i].help)
-			continue; /* named in the help of the one before */
-		else if (opt_defs[i].lo.val < OPT_LONG)
-			fprintf(f, "  -%c, --%-13s %s\n", opt_defs[i].lo.val,
-				opt_defs[i].lo.name, opt_defs[i].help);
-		else
-			fprintf(f, "      --%-13s %s\n", opt_defs[i].lo.name,
-				opt_defs[i].help);
-	fputs("\nexit codes: 0 ok, 1 failed (rolled back), 2 usage, 3 no such "
-	      "bridge, 4 not permitted, 5 BPF not supported, 6 bpffs "
-	      "unavailable, 7 not attached, 8 busy (a follower runs, or the "
+	fputs("usage: xdpnet COMMAND [ARGS] [OPTIONS]\n"
+	      "       xdpnet help COMMAND | xdpnet COMMAND --help\n"
+	      "       xdpnet -V | --version\n\ncommands:\n",
+	      f);
+	for (i = 0; i < xn_ncmds; i++)
+		fprintf(f, "  %-8s %-15s  %s\n", xn_cmds[i].name,
+			xn_cmds[i].args, xn_cmds[i].help);
+	fputs("\noptions of every command:\n", f);
+	opt_lines(f, xn_global_opts, label_width(xn_global_opts, 0));
+	fputs("\nxdpnet help CMD for a command's options.\n"
+	      "exit codes: 0 ok, 1 failed (rolled back), 2 usage, 3 no such "
+	      "bridge,\n  4 not permitted, 5 BPF not supported, 6 bpffs "
+	      "unavailable, 7 not attached,\n  8 busy (a follower runs, or the "
 	      "lock is held), 9 filters would be bypassed\n",
 	      f);
 }
 
-/* Is the command "dump"? The first word that is not an option, nor an
- * option's value. (-s means --snaplen there, --strict elsewhere.) */
-static int cmd_is_dump(int argc, char **argv)
+/* The synopsis: every option of the command, wrapped under its first
+ * word. */
+static void synopsis(FILE *f, const struct xn_cmd_def *c)
 {
-	static const char with_value[] = "micLSw";
-	int i;
+	const struct xn_opt *p;
+	int col, indent;
+	char word[64];
+
+	col = fprintf(f, "usage: xdpnet %s", c->name);
+	indent = col + 1;
+	if (c->args[0])
+		col += fprintf(f, " %s", c->args);
+	for (p = c->opts; p->name; p++) {
+		int n = snprintf(word, sizeof(word), "[--%s%s%s]", p->name,
+				 p->arg ? " " : "", p->arg ? p->arg : "");
+
+		if (col + 1 + n > WIDTH) {
+			col = fprintf(f, "\n%*s%s", indent, "", word) - 1;
+			continue;
+		}
+		col += fprintf(f, " %s", word);
+	}
+	fputc('\n', f);
+}
+
+int xn_cmd_usage(FILE *f, const char *name)
+{
+	const struct xn_cmd_def *c = xn_cmd_find(name);
+	int w;
+
+	if (!c)
+		return -1;
+	synopsis(f, c);
+	fprintf(f, "%s\n\noptions:\n", c->help);
+	w = label_width(xn_global_opts, label_width(c->opts, 0));
+	opt_lines(f, c->opts, w);
+	opt_lines(f, xn_global_opts, w);
+	return 0;
+}
+
+/* ----------------------------------------------------------- lookup */
+
+/* Every table in turn: the commands', then the global one (NULL after). */
+static const struct xn_opt *table_at(unsigned int i)
+{
+	return i < xn_ncmds    ? xn_cmds[i].opts
+	       : i == xn_ncmds ? xn_global_opts
+			       : NULL;
+}
+
+/* The option a short letter names in any table (one meaning each). */
+static const struct xn_opt *any_letter(int c)
+{
+	const struct xn_opt *t, *p;
+	unsigned int i;
+
+	for (i = 0; (t = table_at(i)); i++)
+		for (p = t; p->name; p++)
+			if (c > 0 && p->letter == c)
+				return p;
+	return NULL;
+}
+
+/* The option that n bytes of word name in the table (exactly, else as
+ * an unambiguous prefix), or NULL; *many: more than one by prefix. */
+static const struct xn_opt *in_table(const struct xn_opt *t, const char *word,
+				     size_t n, int *many)
+{
+	const struct xn_opt *p, *hit = NULL;
+
+	for (p = t; p->name; p++)
+		if (!strncmp(p->name, word, n) && !p->name[n])
+			return p;
+	for (p = t; p->name; p++)
+		if (!strncmp(p->name, word, n)) {
+			if (hit && strcmp(hit->name, p->name))
+				*many = 1;
+			hit = p;
+		}
+	return *many ? NULL : hit;
+}
+
+/* The option n bytes of a long word name in any table, or NULL. */
+static const struct xn_opt *any_long(const char *word, size_t n)
+{
+	const struct xn_opt *t, *p, *hit = NULL;
+	unsigned int i;
+	int many = 0;
+
+	for (i = 0; (t = table_at(i)); i++)
+		for (p = t; p->name; p++)
+			if (!strncmp(p->name, word, n) && !p->name[n])
+				return p;
+	for (i = 0; (t = table_at(i)); i++) {
+		p = in_table(t, word, n, &many);
+		if (many || (p && hit && strcmp(p->name, hit->name)))
+			return NULL;
+		if (p)
+			hit = p;
+	}
+	return hit;
+}
+
+/* The command word: the first word that is neither an option nor an
+ * option's value (a value-taking option has a value in every table). */
+static const char *command_word(int argc, char **argv)
+{
+	const struct xn_opt *p;
+	int i, k;
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		unsigned int k;
 
 		if (a[0] != '-' || !a[1])
-			return !strcmp(a, "dump");
+			return a;
+		if (!strcmp(a, "--"))
+			return i + 1 < argc ? argv[i + 1] : NULL;
 		if (a[1] == '-') {
-			for (k = 0; k < N_OPTS; k++)
-				if (opt_defs[k].lo.has_arg ==
-					    required_argument &&
-				    !strcmp(a + 2, opt_defs[k].lo.name))
-					i++;
+			p = any_long(a + 2, strcspn(a + 2, "="));
+			if (p && p->arg && !strchr(a, '='))
+				i++;
 			continue;
 		}
 		/* a cluster: the first value-taking letter takes the rest,
 		 * or the next word when it is last */
-		for (k = 1; a[k]; k++)
-			if (strchr(with_value, a[k])) {
+		for (k = 1; a[k]; k++) {
+			p = any_letter(a[k]);
+			if (p && p->arg) {
 				if (!a[k + 1])
 					i++;
 				break;
 			}
+		}
 	}
-	return 0;
+	return NULL;
+}
+
+/* getopt_long's tables for a command's options and the global ones (for
+ * no command: every option of every table, once). */
+static void getopt_tables(const struct xn_cmd_def *c, struct option *lo,
+			  char *so, const struct xn_opt **by_id)
+{
+	const struct xn_opt *t, *p;
+	unsigned int i, n = 0;
+
+	*so++ = '+'; /* stop at the command word, BRIDGE and the operand */
+	*so++ = ':'; /* a missing value is ':', not '?' */
+	for (i = 0; (t = table_at(i)); i++) {
+		if (c && t != c->opts && t != xn_global_opts)
+			continue;
+		for (p = t; p->name; p++) {
+			if (by_id[p->id])
+				continue;
+			by_id[p->id] = p;
+			lo[n].name = p->name;
+			lo[n].has_arg = p->arg ? required_argument
+					       : no_argument;
+			lo[n].flag = NULL;
+			lo[n].val = p->letter ? p->letter : LONG_VAL(p->id);
+			n++;
+			if (p->letter) {
+				*so++ = p->letter;
+				if (p->arg)
+					*so++ = ':';
+			}
+		}
+	}
+	memset(&lo[n], 0, sizeof(lo[n]));
+	*so = 0;
 }
 
 static int parse_snaplen(const char *arg, unsigned int *out)
@@ -360,19 +524,15 @@ static int parse_ip(const char *arg, struct in6_addr *a, int *v6)
 }
 
 /* trace's frame options, one at a time. */
-static int trace_opt(int c, const char *arg, struct xn_opts *o, char *err,
-		     size_t errlen)
+static int trace_opt(int c, const char *name, const char *arg,
+		     struct xn_opts *o, char *err, size_t errlen)
 {
 	struct xn_frame_spec *f = &o->frame;
 	long n;
 	int v6;
 
-	unsigned int i;
-
-	for (i = 0; i < N_OPTS; i++)
-		if (opt_defs[i].lo.val == c && (o->frame_set & SET(c)))
-			return fail(err, errlen, "--%s given twice",
-				    opt_defs[i].lo.name);
+	if (o->frame_set & SET(c))
+		return fail(err, errlen, "--%s given twice", name);
 	o->frame_set |= SET(c);
 	switch (c) {
 	case OPT_SRC:
@@ -513,43 +673,244 @@ static int trace_check(struct xn_opts *o, char *err, size_t errlen)
 	return 0;
 }
 
+/* A word getopt refused: name the option, and whose it is. */
+static int bad_option(const struct xn_cmd_def *c, const struct xn_opt **by_id,
+		      const char *word, int opt, char *err, size_t errlen)
+{
+	const char *help = c ? c->name : "";
+	const struct xn_opt *p = NULL;
+	unsigned int i;
+	int many = 0;
+
+	if (opt >= LONG_VAL(0) && opt < LONG_VAL(OPT_N))
+		p = by_id[opt - LONG_VAL(0)];
+	for (i = 0; !p && opt > 0 && i < OPT_N; i++)
+		if (by_id[i] && by_id[i]->letter == opt)
+			p = by_id[i];
+	if (p) {
+		/* an option of this command: a flag given a value */
+		snprintf(err, errlen, "--%s takes no value", p->name);
+		return XN_EUSAGE;
+	}
+	if (opt > 0) {
+		/* a letter (getopt's optopt) */
+		p = any_letter(opt);
+		if (p && c)
+			snprintf(err, errlen,
+				 "-%c (--%s) is not an option of %s (xdpnet "
+				 "help %s)",
+				 opt, p->name, c->name, c->name);
+		else
+			snprintf(err, errlen,
+				 "unknown option '-%c' (xdpnet help%s%s)", opt,
+				 c ? " " : "", help);
+		return XN_EUSAGE;
+	}
+	if (!strncmp(word, "--", 2)) {
+		size_t n = strcspn(word + 2, "=");
+
+		if (c)
+			in_table(c->opts, word + 2, n, &many);
+		p = many ? NULL : any_long(word + 2, n);
+		if (many)
+			snprintf(err, errlen,
+				 "'--%.*s' is ambiguous for %s (xdpnet help "
+				 "%s)",
+				 (int)n, word + 2, c->name, c->name);
+		else if (p && c)
+			snprintf(err, errlen,
+				 "--%s is not an option of %s (xdpnet help %s)",
+				 p->name, c->name, c->name);
+		else
+			snprintf(err, errlen,
+				 "unknown option '--%.*s' (xdpnet help%s%s)",
+				 (int)n, word + 2, c ? " " : "", help);
+		return XN_EUSAGE;
+	}
+	return fail(err, errlen, "unknown option '%s'", word);
+}
+
+/* A value missing: "--mode needs a value (tc|xdp)". */
+static int no_value(const struct xn_opt **by_id, const char *word, int opt,
+		    char *err, size_t errlen)
+{
+	const struct xn_opt *p = NULL;
+	unsigned int i;
+
+	if (opt >= LONG_VAL(0) && opt < LONG_VAL(OPT_N))
+		p = by_id[opt - LONG_VAL(0)];
+	for (i = 0; !p && i < OPT_N; i++)
+		if (by_id[i] && by_id[i]->letter == opt)
+			p = by_id[i];
+	if (!p)
+		return fail(err, errlen, "option '%s' needs a value", word);
+	if (!strncmp(word, "--", 2))
+		snprintf(err, errlen, "--%s needs a value (%s)", p->name,
+			 p->arg);
+	else
+		snprintf(err, errlen, "-%c needs a value (--%s %s)", p->letter,
+			 p->name, p->arg);
+	return XN_EUSAGE;
+}
+
+/* One option of the command, id its OPT_*. */
+static int one_option(int id, const char *name, const char *arg,
+		      struct xn_opts *o, char *err, size_t errlen)
+{
+	char *end;
+	long n;
+
+	switch (id) {
+	case OPT_MODE:
+		if (!strcmp(arg, "tc"))
+			o->mode = XDPNET_MODE_TC;
+		else if (!strcmp(arg, "xdp"))
+			o->mode = XDPNET_MODE_XDP;
+		else
+			return fail(err, errlen,
+				    "--mode must be tc or xdp, not '%s'", arg);
+		return 0;
+	case OPT_PRETTY: /* implies --json, as bpftool's -p does */
+	case OPT_JSON:
+		o->json = 1;
+		o->pretty |= id == OPT_PRETTY;
+		return 0;
+	case OPT_FOLLOW:
+		o->follow = 1;
+		return 0;
+	case OPT_NOFOLLOW:
+		o->no_follow = 1;
+		return 0;
+	case OPT_BYPASS:
+		o->bypass_filters = 1;
+		return 0;
+	case OPT_STRICT:
+		o->strict = 1;
+		return 0;
+	case OPT_INTERVAL:
+		o->interval = strtod(arg, &end);
+		if (end == arg || *end || !(o->interval >= 0.1) ||
+		    o->interval > 86400)
+			return fail(err, errlen,
+				    "--interval must be 0.1 to 86400 seconds, "
+				    "not '%s'",
+				    arg);
+		return 0;
+	case OPT_COUNT:
+		if (parse_num(arg, 10, 1, 1000000000, &n))
+			return fail(err, errlen,
+				    "--count must be a positive number, not "
+				    "'%s'",
+				    arg);
+		o->count = n;
+		return 0;
+	case OPT_LATENCY:
+		o->latency = 1;
+		return 0;
+	case OPT_RESET:
+		o->reset = 1;
+		return 0;
+	case OPT_PROM:
+		o->prom = 1;
+		return 0;
+	case OPT_PAIRS:
+		o->lat_pairs = 1;
+		return 0;
+	case OPT_LISTEN:
+		o->listen = arg;
+		return 0;
+	case OPT_PORT:
+	case OPT_IN:
+		if (!xn_valid_ifname(arg)) {
+			snprintf(err, errlen,
+				 "--%s: '%s' is not a valid interface name",
+				 name, arg);
+			return XN_EUSAGE;
+		}
+		*(id == OPT_PORT ? &o->port : &o->in) = arg;
+		return 0;
+	case OPT_PATH:
+		if (parse_paths(arg, &o->paths))
+			return fail(err, errlen,
+				    "--path takes xdp, tc, bridge or a "
+				    "comma-separated list of them, not '%s'",
+				    arg);
+		return 0;
+	case OPT_SNAPLEN:
+		if (parse_snaplen(arg, &o->snaplen))
+			return fail(err, errlen,
+				    "--snaplen must be 1 to 2048, not '%s'",
+				    arg);
+		return 0;
+	case OPT_WRITE:
+		o->write = arg;
+		return 0;
+	case OPT_SIZE + XN_SIZE_FDB:
+	case OPT_SIZE + XN_SIZE_STATIC:
+	case OPT_SIZE + XN_SIZE_VLANS: {
+		const struct xn_size_def *sz = &xn_sizes[id - OPT_SIZE];
+
+		if (parse_num(arg, 10, 1, sz->max, &n)) {
+			snprintf(err, errlen, "--%s must be 1 to %u, not '%s'",
+				 sz->opt, sz->max, arg);
+			return XN_EUSAGE;
+		}
+		o->size[id - OPT_SIZE] = (__u32)n;
+		return 0;
+	}
+	case OPT_VERBOSE:
+		o->verbose++;
+		return 0;
+	}
+	if (id >= OPT_SRC && id <= OPT_FRAME)
+		return trace_opt(id, name, arg, o, err, errlen);
+	return 0;
+}
+
 int xn_parse_args(int argc, char **argv, struct xn_opts *o, char *err,
 		  size_t errlen)
 {
-	struct option lopts[N_OPTS + 1];
-	const struct cmd_def *cmd = NULL;
-	int c, given = 0;
-	unsigned int i;
+	const struct xn_opt *by_id[OPT_N] = { NULL };
+	struct option lopts[MAX_OPTS + 1];
+	char sopts[3 * MAX_OPTS + 3];
+	const struct xn_cmd_def *cmd = NULL, *named = NULL;
+	const char *word = command_word(argc, argv);
+	unsigned long long given = 0;
+	int c;
 
 	memset(o, 0, sizeof(*o));
 	o->frame.vlan = -1;
-	memset(lopts, 0, sizeof(lopts));
-	for (i = 0; i < N_OPTS; i++)
-		lopts[i] = opt_defs[i].lo;
+	if (word) {
+		cmd = xn_cmd_find(word);
+		if (!cmd)
+			return fail(err, errlen,
+				    "unknown command '%s' (xdpnet help)", word);
+		o->cmd_name = cmd->name;
+	}
+	getopt_tables(cmd, lopts, sopts, by_id);
 	optind = 0; /* 0, not 1: also resets getopt's internal state */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv,
-				cmd_is_dump(argc, argv)
-					? "+:m:jfnBvhi:c:lrpPL:s:S:w:"
-					: "+:m:jfsnBvhi:c:lrpPL:S:w:",
-				lopts, NULL)) != -1 ||
+	while ((c = getopt_long(argc, argv, sopts, lopts, NULL)) != -1 ||
 	       optind < argc) {
+		const struct xn_opt *p = NULL;
+		unsigned int i;
+		int e;
+
 		if (c == -1) {
-			/* A non-option: the command, then its operand. */
+			/* A non-option: the command, then its operands. */
 			const char *a = argv[optind++];
 
-			if (!cmd) {
-				for (i = 0; i < N_CMDS; i++)
-					if (!strcmp(a, cmds[i].name))
-						cmd = &cmds[i];
-				if (!cmd)
+			if (!named) {
+				/* the word command_word() found */
+				named = xn_cmd_find(a);
+				if (!named || named != cmd)
 					return fail(err, errlen,
-						    "unknown command '%s' (try "
-						    "'xdpnet help')",
+						    "unknown command '%s' "
+						    "(xdpnet help)",
 						    a);
-			} else if (!o->bridge && cmd->bridge) {
+			} else if (!o->bridge && named->bridge) {
 				o->bridge = a;
-			} else if ((cmd->opts & O_OPERAND) && !o->arg) {
+			} else if (named->operand && !o->arg) {
 				o->arg = a;
 			} else {
 				return fail(err, errlen,
@@ -557,208 +918,43 @@ int xn_parse_args(int argc, char **argv, struct xn_opts *o, char *err,
 			}
 			continue;
 		}
-		switch (c) {
-		case 'm':
-			given |= O_MODE;
-			if (!strcmp(optarg, "tc"))
-				o->mode = XDPNET_MODE_TC;
-			else if (!strcmp(optarg, "xdp"))
-				o->mode = XDPNET_MODE_XDP;
-			else
-				return fail(
-					err, errlen,
-					"--mode must be tc or xdp, not '%s'",
-					optarg);
-			break;
-		case 'j':
-			given |= O_JSON;
-			o->json = 1;
-			break;
-		case 'f':
-			given |= O_FOLLOW;
-			o->follow = 1;
-			break;
-		case 's':
-			/* -s: --strict (since 0.1), but --snaplen for dump,
-			 * as in tcpdump */
-			if (cmd_is_dump(argc, argv)) {
-				given |= O_SNAPLEN;
-				if (parse_snaplen(optarg, &o->snaplen))
-					return fail(err, errlen,
-						    "-s must be 1 to 2048, not "
-						    "'%s'",
-						    optarg);
-				break;
-			}
-			given |= O_STRICT;
-			o->strict = 1;
-			break;
-		case OPT_PORT:
-			given |= O_PORT;
-			if (!xn_valid_ifname(optarg))
-				return fail(err, errlen,
-					    "--port: '%s' is not a valid "
-					    "interface name",
-					    optarg);
-			o->port = optarg;
-			break;
-		case OPT_PATH:
-			given |= O_PATH;
-			if (parse_paths(optarg, &o->paths))
-				return fail(err, errlen,
-					    "--path takes xdp, tc, bridge or a "
-					    "comma-separated list, not '%s'",
-					    optarg);
-			break;
-		case 'S':
-			given |= O_SNAPLEN;
-			if (parse_snaplen(optarg, &o->snaplen))
-				return fail(err, errlen,
-					    "--snaplen must be 1 to 2048, not "
-					    "'%s'",
-					    optarg);
-			break;
-		case 'w':
-			given |= O_WRITE;
-			o->write = optarg;
-			break;
-		case OPT_IN:
-			given |= O_IN;
-			if (!xn_valid_ifname(optarg))
-				return fail(err, errlen,
-					    "--in: '%s' is not a valid "
-					    "interface name",
-					    optarg);
-			o->in = optarg;
-			break;
-		case OPT_SRC:
-		case OPT_DST:
-		case OPT_VLAN:
-		case OPT_LEN:
-		case OPT_IP:
-		case OPT_IP6:
-		case OPT_ARP:
-		case OPT_ETHERTYPE:
-		case OPT_TCP:
-		case OPT_UDP:
-		case OPT_ICMP:
-		case OPT_SADDR:
-		case OPT_DADDR:
-		case OPT_PCAP:
-		case OPT_FRAME: {
-			int e;
-
-			given |= c == OPT_PCAP || c == OPT_FRAME ? O_PCAP
-								 : O_FRAME;
-			e = trace_opt(c, optarg, o, err, errlen);
-			if (e)
-				return e;
-			break;
-		}
-		case OPT_SIZE + XN_SIZE_FDB:
-		case OPT_SIZE + XN_SIZE_STATIC:
-		case OPT_SIZE + XN_SIZE_VLANS: {
-			const struct xn_size_def *sz = &xn_sizes[c - OPT_SIZE];
-			long n;
-
-			given |= O_SIZE;
-			if (parse_num(optarg, 10, 1, sz->max, &n)) {
-				snprintf(err, errlen,
-					 "--%s must be 1 to %u, not '%s'",
-					 sz->opt, sz->max, optarg);
-				return XN_EUSAGE;
-			}
-			o->size[c - OPT_SIZE] = (__u32)n;
-			break;
-		}
-		case 'n':
-			given |= O_NOFOLLOW;
-			o->no_follow = 1;
-			break;
-		case 'B':
-			given |= O_BYPASS;
-			o->bypass_filters = 1;
-			break;
-		case 'i': {
-			char *end;
-
-			given |= O_INTERVAL;
-			o->interval = strtod(optarg, &end);
-			if (end == optarg || *end || !(o->interval >= 0.1) ||
-			    o->interval > 86400)
-				return fail(err, errlen,
-					    "--interval must be 0.1 to 86400 "
-					    "seconds, not '%s'",
-					    optarg);
-			break;
-		}
-		case 'c': {
-			char *end;
-			long n;
-
-			given |= O_COUNT;
-			n = strtol(optarg, &end, 10);
-			if (end == optarg || *end || n < 1 || n > 1000000000)
-				return fail(
-					err, errlen,
-					"--count must be a positive number, "
-					"not '%s'",
-					optarg);
-			o->count = n;
-			break;
-		}
-		case 'l':
-			given |= O_LATENCY;
-			o->latency = 1;
-			break;
-		case 'r':
-			given |= O_RESET;
-			o->reset = 1;
-			break;
-		case 'p':
-			given |= O_PROM;
-			o->prom = 1;
-			break;
-		case 'P':
-			given |= O_PAIRS;
-			o->lat_pairs = 1;
-			break;
-		case 'L':
-			given |= O_LISTEN;
-			o->listen = optarg;
-			break;
-		case 'v':
-			o->verbose++;
-			break;
-		case 'h':
-			o->cmd = XN_CMD_HELP;
-			return 0;
-		case ':':
-			return fail(err, errlen, "option '%s' needs a value",
-				    argv[optind - 1]);
-		default: {
-			char shortopt[3] = { '-', (char)optopt, 0 };
-
-			/* A long option is named by its word; a short one by
-			 * optopt (it may sit inside a cluster like -xv). */
-			const char *word = argv[optind - 1];
-
+		if (c == '?')
+			return bad_option(cmd, by_id, argv[optind - 1], optopt,
+					  err, errlen);
+		if (c == ':')
+			return no_value(by_id, argv[optind - 1], optopt, err,
+					errlen);
+		if (c >= LONG_VAL(0) && c < LONG_VAL(OPT_N))
+			p = by_id[c - LONG_VAL(0)];
+		for (i = 0; !p && i < OPT_N; i++)
+			if (by_id[i] && by_id[i]->letter == c)
+				p = by_id[i];
+		if (!p)
 			return fail(err, errlen, "unknown option '%s'",
-				    !strncmp(word, "--", 2) || !optopt
-					    ? word
-					    : shortopt);
+				    argv[optind - 1]);
+		if (p->id == OPT_HELP) {
+			o->cmd = XN_CMD_HELP;
+			o->topic = cmd ? cmd->name : NULL;
+			return 0;
 		}
+		if (p->id == OPT_VERSION) {
+			o->cmd = XN_CMD_VERSION;
+			return 0;
 		}
+		given |= 1ULL << p->id;
+		e = one_option(p->id, p->name, optarg, o, err, errlen);
+		if (e)
+			return e;
 	}
 	if (!cmd)
 		return fail(err, errlen, "%s",
-			    "no command given (try 'xdpnet help')");
+			    "no command given (xdpnet help)");
 	o->cmd = cmd->cmd;
-	if (given & ~cmd->opts)
-		return fail(err, errlen, "option not valid for '%s'",
-			    cmd->name);
-	if (cmd->bridge == 1 && !o->bridge)
-		return fail(err, errlen, "'%s' needs a BRIDGE", cmd->name);
+	if (cmd->bridge == 1 && !o->bridge) {
+		snprintf(err, errlen, "'%s' needs a BRIDGE (xdpnet help %s)",
+			 cmd->name, cmd->name);
+		return XN_EUSAGE;
+	}
 	if (o->bridge && !xn_valid_ifname(o->bridge))
 		return fail(err, errlen, "'%s' is not a valid interface name",
 			    o->bridge);
@@ -769,10 +965,19 @@ int xn_parse_args(int argc, char **argv, struct xn_opts *o, char *err,
 	    strcmp(o->arg, "off"))
 		return fail(err, errlen, "'latency' takes on or off, not '%s'",
 			    o->arg);
+	if (o->cmd == XN_CMD_HELP && o->arg) {
+		if (!xn_cmd_find(o->arg))
+			return fail(err, errlen,
+				    "no command '%s' to help with (xdpnet "
+				    "help)",
+				    o->arg);
+		o->topic = o->arg;
+	}
 	if (o->json && o->prom)
 		return fail(err, errlen, "%s",
-			    "--json and --prom exclude each other");
-	if (o->prom && (given & (O_INTERVAL | O_COUNT)))
+			    o->pretty ? "--pretty and --prom exclude each other"
+				      : "--json and --prom exclude each other");
+	if (o->prom && (given & (1ULL << OPT_INTERVAL | 1ULL << OPT_COUNT)))
 		return fail(err, errlen, "%s",
 			    "--prom writes one snapshot; it takes no "
 			    "--interval or --count");

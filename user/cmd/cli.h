@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* Command line: a table of commands and options, parsed into xn_opts. */
+/* Command line: a table of commands, each with the table of its options,
+ * which drives both the parser and the help (xdp-tools style). */
 #ifndef XN_CLI_H
 #define XN_CLI_H
 
@@ -26,12 +27,15 @@ enum xn_cmd {
 
 struct xn_opts {
 	enum xn_cmd cmd;
-	const char *bridge; /* NULL: all (status only) */
-	unsigned int mode;  /* enum xdpnet_mode; 0 = not given (keep, or tc) */
-	int json;
+	const char *cmd_name; /* its name, for the usage errors' prefix */
+	const char *bridge;   /* NULL: all (status only) */
+	unsigned int mode; /* enum xdpnet_mode; 0 = not given (keep, or tc) */
+	int json;	   /* -j/--json; also set by -p/--pretty */
+	int pretty;	   /* -p/--pretty: indented JSON (bpftool's -p) */
 	int verbose;
-	int follow;    /* attach --follow: the follower in the foreground */
-	int no_follow; /* attach --no-follow: no follower */
+	const char *topic; /* help: the command whose help (NULL: all) */
+	int follow;	   /* attach --follow: the follower in the foreground */
+	int no_follow;	   /* attach --no-follow: no follower */
 	int bypass_filters;    /* attach --bypass-filters */
 	int strict;	       /* attach --strict: accepted, no effect */
 	__u32 size[XN_SIZE_N]; /* attach --fdb-size ...; 0: not given */
@@ -57,9 +61,45 @@ struct xn_opts {
 	unsigned long frame_no;	    /* --frame N (default 1) */
 };
 
-/* Returns 0, or XN_EUSAGE with a one-line message in err. */
+/* An option of a command: its long name (kept as it was in every
+ * release), its short letter (0: none; a letter means one option in every
+ * command, tests/unit/test_cli.c walks the tables), the name of its value
+ * (NULL: a flag) and what it does in one line. */
+struct xn_opt {
+	const char *name;
+	char letter;
+	const char *arg;
+	int id; /* what the parser does with it (cli.c's OPT_*) */
+	const char *help;
+};
+
+/* A command: its name, its operands as its synopsis shows them, one line
+ * of what it does, and its options (up to one with a NULL name). */
+struct xn_cmd_def {
+	const char *name;
+	enum xn_cmd cmd;
+	int bridge;  /* 1: BRIDGE required, 2: optional, 0: none */
+	int operand; /* one more word after BRIDGE (or instead: help's) */
+	const char *args;
+	const char *help;
+	const struct xn_opt *opts;
+};
+
+extern const struct xn_cmd_def xn_cmds[];
+extern const unsigned int xn_ncmds;
+/* -v, -h and -V: options of every command. */
+extern const struct xn_opt xn_global_opts[];
+
+/* Returns 0, or XN_EUSAGE with a one-line message in err; o->cmd_name is
+ * then the command the line names, if it got that far. */
 int xn_parse_args(int argc, char **argv, struct xn_opts *o, char *err,
 		  size_t errlen);
+/* The overview: the commands, one line each, and the global options. */
 void xn_usage(FILE *f);
+/* One command's usage: its synopsis and its options, one line each; -1
+ * when there is no command of that name. */
+int xn_cmd_usage(FILE *f, const char *name);
+/* The command of that name, or NULL. */
+const struct xn_cmd_def *xn_cmd_find(const char *name);
 
 #endif

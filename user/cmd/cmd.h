@@ -20,5 +20,7 @@ int xn_trace(const struct xn_opts *o);
 
 /* Run the command o names (help and version included). */
 int xn_cmd_run(const struct xn_opts *o);
+/* `git describe --always --dirty` at build time, or "unknown". */
+const char *xn_git_desc(void);
 
 #endif

@@ -158,12 +158,12 @@ int xn_exporter(const struct xn_opts *o)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &set, &old);
-	h = xn_http_start(&ss, &page);
+	h = xn_http_start(&ss, &page, &err);
 	if (!h) {
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
-		xn_err("cannot listen on %s (address in use, or not on this "
-		       "host)",
-		       listen);
+		xn_err("cannot listen on %s: %s", listen,
+		       err ? strerror(err)
+			   : "the HTTP server did not start (-v says why)");
 		return XN_ERR;
 	}
 	signal(SIGINT, on_signal);

@@ -12,6 +12,7 @@
 #include "core/owner.h"
 #include "core/jiffies.h"
 #include "core/sizes.h"
+#include "core/bridge.h"
 #include "out/fdb.h"
 #include "cmd/cmd.h"
 
@@ -56,8 +57,10 @@ int xn_fdb(const struct xn_opts *o)
 		return err;
 	err = xn_state_open(&st, o->bridge);
 	if (err == XN_ENOTATTACHED)
-		xn_err("xdpnet is not attached to %s (try 'xdpnet attach %s')",
-		       o->bridge, o->bridge);
+		err = xn_bridge_unattached(o->bridge,
+					   "%s is not attached (try 'xdpnet "
+					   "attach %s')",
+					   o->bridge, o->bridge);
 	if (err)
 		return err;
 	/* Room for both maps as they are sized (attach --fdb-size). */

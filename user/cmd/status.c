@@ -20,6 +20,7 @@
 #include "core/hooks.h"
 #include "core/multiprog.h"
 #include "core/sizes.h"
+#include "core/bridge.h"
 #include "cmd/cmd.h"
 
 #define MAX_BRIDGES 64
@@ -124,9 +125,10 @@ int xn_status(const struct xn_opts *o)
 	if (o->bridge) {
 		err = status_one(o->bridge, &s[0], 0);
 		if (err == XN_ENOTATTACHED)
-			xn_err("xdpnet is not attached to %s (try 'xdpnet "
-			       "attach %s')",
-			       o->bridge, o->bridge);
+			err = xn_bridge_unattached(o->bridge,
+						   "%s is not attached (try "
+						   "'xdpnet attach %s')",
+						   o->bridge, o->bridge);
 		n = !err;
 	} else if (!xn_pin_dirs(&names, &nnames)) {
 		/* Other namespaces' bridges and other versions' state are

@@ -1,22 +1,36 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* The dispatch table: command -> function (the parser's table of names,
- * options and help is cmd/cli.c's). */
+ * options and help is cmd/cli.c's); help and version. */
 #include <stdio.h>
 #include "xdpnet.h"
 #include "lib/exit.h"
 #include "lib/util.h"
+#include "core/load.h"
 #include "cmd/cmd.h"
+
+/* `git describe --always --dirty` of the tree built, from the Makefile
+ * (build/git_desc); "unknown" where there was no git (a tarball). */
+#ifndef XN_GIT_DESC
+#define XN_GIT_DESC "unknown"
+#endif
+
+const char *xn_git_desc(void)
+{
+	return XN_GIT_DESC[0] ? XN_GIT_DESC : "unknown";
+}
 
 static int version(const struct xn_opts *o)
 {
 	(void)o;
-	printf("xdpnet %s\n", XDPNET_VERSION_STR);
+	printf("xdpnet %s\nbuild %s\ngit %s\n", XDPNET_VERSION_STR,
+	       xn_build_id(), xn_git_desc());
 	return XN_OK;
 }
 
 static int help(const struct xn_opts *o)
 {
-	(void)o;
+	if (o->topic)
+		return xn_cmd_usage(stdout, o->topic) ? XN_EUSAGE : XN_OK;
 	xn_usage(stdout);
 	return XN_OK;
 }

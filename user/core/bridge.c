@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* The bridge a command is given: see bridge.h. */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 #include "lib/exit.h"
 #include "lib/log.h"
@@ -28,4 +30,20 @@ int xn_bridge_check(const char *name, int err, const struct xn_link *l)
 int xn_find_bridge(const char *name, struct xn_link *l)
 {
 	return xn_bridge_check(name, xn_get_link(name, l), l);
+}
+
+int xn_bridge_unattached(const char *name, const char *fmt, ...)
+{
+	struct xn_link l;
+	char msg[256];
+	va_list ap;
+	int err = xn_find_bridge(name, &l);
+
+	if (err)
+		return err;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	xn_err("%s", msg);
+	return XN_ENOTATTACHED;
 }

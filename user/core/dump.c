@@ -11,6 +11,7 @@
 #include "lib/util.h"
 #include "core/owner.h"
 #include "core/lock.h"
+#include "core/bridge.h"
 #include "core/dump.h"
 
 struct reader {
@@ -62,12 +63,12 @@ static int open_state(const char *bridge, struct xn_state *s)
 {
 	int err = xn_state_open(s, bridge);
 
-	if (err == XN_ENOTATTACHED) {
-		xn_err("xdpnet is not attached to %s: its frames all take the "
-		       "bridge (tcpdump -i %s shows them)",
-		       bridge, bridge);
-		return err;
-	}
+	if (err == XN_ENOTATTACHED)
+		return xn_bridge_unattached(bridge,
+					    "%s is not attached: its frames "
+					    "all take the bridge (tcpdump -i "
+					    "%s shows them)",
+					    bridge, bridge);
 	if (err)
 		return err;
 	if (s->fd[XM_DUMP] < 0 || s->fd[XM_DUMP_RB] < 0) {

@@ -306,8 +306,7 @@ static int take_over(struct xn_state *s, struct xn_link *br,
 	err = xn_state_open(s, br->name);
 	if (err) {
 		if (err == XN_ENOTATTACHED)
-			xn_err("xdpnet is not attached to %s (try 'xdpnet "
-			       "attach %s')",
+			xn_err("%s is not attached (try 'xdpnet attach %s')",
 			       br->name, br->name);
 		return err;
 	}

@@ -10,6 +10,7 @@
 #include "core/owner.h"
 #include "core/pins.h"
 #include "core/load.h"
+#include "core/bridge.h"
 #include "core/trace.h"
 
 /* A carried port's entry by ifindex (.ifindex 0 when not carried). */
@@ -121,9 +122,10 @@ int xn_trace_run(const char *bridge, struct xn_trace *t)
 	int err = xn_state_open(&s, bridge);
 
 	if (err == XN_ENOTATTACHED)
-		xn_err("xdpnet is not attached to %s: every frame takes the "
-		       "bridge",
-		       bridge);
+		err = xn_bridge_unattached(bridge,
+					   "%s is not attached: every frame "
+					   "takes the bridge",
+					   bridge);
 	if (err)
 		return err;
 	err = trace(bridge, &s, t);

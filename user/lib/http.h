@@ -27,12 +27,14 @@ struct xn_http_page {
 
 struct xn_http;
 
-/* Listens on ss and serves page (which must outlive the server) until
- * xn_http_stop(); NULL when it cannot listen. The server's thread inherits
- * the caller's signal mask: block the signals it must leave to the caller
- * first. */
+/* Listens on ss (a socket bound here, handed to libmicrohttpd, whose own
+ * log goes to xn_debug) and serves page (which must outlive the server)
+ * until xn_http_stop(); NULL when it cannot listen, *err then the errno of
+ * the socket, bind or listen that failed (0: libmicrohttpd did not
+ * start). The server's thread inherits the caller's signal mask: block the
+ * signals it must leave to the caller first. */
 struct xn_http *xn_http_start(const struct sockaddr_storage *ss,
-			      const struct xn_http_page *page);
+			      const struct xn_http_page *page, int *err);
 /* Stops the server; returns the number of requests for the page. */
 unsigned long xn_http_stop(struct xn_http *h);
 

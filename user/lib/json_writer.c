@@ -20,10 +20,19 @@ void xn_json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+int xn_jw_pretty;
+
 void xn_jw_init(struct xn_jw *w, FILE *f)
 {
 	memset(w, 0, sizeof(*w));
 	w->f = f;
+	w->pretty = xn_jw_pretty;
+}
+
+/* Pretty: a new line, indented to the depth. */
+static void newline(struct xn_jw *w)
+{
+	fprintf(w->f, "\n%*s", 4 * w->depth, "");
 }
 
 void xn_jw_end(struct xn_jw *w)
@@ -47,6 +56,8 @@ static void sep(struct xn_jw *w)
 	if (w->some[i])
 		fputc(',', w->f);
 	w->some[i] = 1;
+	if (w->pretty)
+		newline(w);
 }
 
 static void open_(struct xn_jw *w, char c)
@@ -62,6 +73,8 @@ static void close_(struct xn_jw *w, char c)
 {
 	if (w->depth)
 		w->depth--;
+	if (w->pretty && w->depth < XN_JW_DEPTH && w->some[w->depth])
+		newline(w);
 	fputc(c, w->f);
 }
 
@@ -89,7 +102,7 @@ void xn_jw_key(struct xn_jw *w, const char *key)
 {
 	sep(w);
 	xn_json_str(w->f, key);
-	fputc(':', w->f);
+	fputs(w->pretty ? ": " : ":", w->f);
 	w->key = 1;
 }
 

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The one JSON writer of the CLI: compact output (no spaces, one value per
- * document, a newline after it), commas placed by the writer. Objects and
- * arrays nest up to XN_JW_DEPTH. Strings are escaped: '"' and '\' with a
- * backslash, control characters as \u00XX; other bytes (UTF-8) as they
- * are. Numbers are written as given: integers in full, fixed-point with a
- * stated number of decimals.
+ * document, a newline after it; indented with xn_jw_pretty), commas placed by
+ * the writer. Objects and arrays nest up to XN_JW_DEPTH. Strings are escaped:
+ * '"' and '\' with a backslash, control characters as \u00XX; other bytes
+ * (UTF-8) as they are. Numbers are written as given: integers in full,
+ * fixed-point with a stated number of decimals.
  */
 #ifndef XN_JSON_WRITER_H
 #define XN_JSON_WRITER_H
@@ -14,8 +14,13 @@
 
 #define XN_JW_DEPTH 16
 
+/* Indented output (bpftool's -p): members one a line, four spaces a
+ * level, ": " after a key. Every writer made after it is set. */
+extern int xn_jw_pretty;
+
 struct xn_jw {
 	FILE *f;
+	int pretty; /* xn_jw_pretty when made */
 	int depth;
 	int key;		/* a key was written: its value follows */
 	char some[XN_JW_DEPTH]; /* the open container has a member */
