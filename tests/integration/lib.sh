@@ -56,10 +56,15 @@ check() {
 	CUR_LOG=$LOGDIR/$(printf '%03d' "$T_NUM")-$(slug "$desc").log
 	echo "== $desc" >"$CUR_LOG"
 	CHECK_STACK+=("$depth $T_NUM $CUR_LOG $desc")
+	local t0=$EPOCHREALTIME
 	"$@" >>"$CUR_LOG" 2>&1
 	rc=$?
 	unset 'CHECK_STACK[-1]'
 	report "$rc" "$desc"
+	# XN_TIMES=FILE: each check's seconds, suite and description (where
+	# a suite's time goes: docs/testing.md).
+	[ -z "${XN_TIMES:-}" ] || printf '%.1f\t%s\t%s\n' \
+		"$(echo "$EPOCHREALTIME - $t0" | bc)" "$(basename "$0")" "$desc" >>"$XN_TIMES"
 	return "$rc"
 }
 

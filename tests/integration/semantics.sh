@@ -205,7 +205,7 @@ case_stp() { # VARIANT pre|post
 		br_state "${VPORT[2]}" 0 && br_state "${VPORT[3]}" 1 && br_state "${VPORT[4]}" 2 || return 1
 		for i in 2 3 4; do v_settle "$v" "${VPORT[$i]}" flags "(x & PF_FWD) == 0" || st=1; done
 	fi
-	bridge -n "$SW" link show | grep xnq
+	bridge -n "$SW" link show | grep "$Q"
 	m_start || return 1
 	for i in 2 3 4; do tx 1 "$i" "$N" && tx "$i" 1 "$N" || st=1; done
 	m_end || st=1
@@ -267,10 +267,10 @@ case_isolation() { # VARIANT pre|post
 case_moved() { # VARIANT
 	local v=$1 st=0 i
 	learn_all || return 1
-	ip -n "$SW" link add xnqob type bridge && ip -n "$SW" link set xnqob up || return 1
+	ip -n "$SW" link add ${Q}ob type bridge && ip -n "$SW" link set ${Q}ob up || return 1
 	v_attach "$v" && warm "$v" || st=1
-	echo "+ ip link set ${VPORT[2]} master xnqob"
-	ip -n "$SW" link set "${VPORT[2]}" master xnqob || st=1
+	echo "+ ip link set ${VPORT[2]} master ${Q}ob"
+	ip -n "$SW" link set "${VPORT[2]}" master ${Q}ob || st=1
 	if [ "$v" != bridge ] && ! v_nf "$v"; then
 		for i in $(seq 40); do
 			[ "$(port_field "${VPORT[2]}" ifindex)" = -1 ] && break
@@ -290,7 +290,7 @@ case_moved() { # VARIANT
 	done
 	show_ctr "$v" "${VPORT[2]}" tc_redirect xdp_redirect
 	ip -n "$SW" link set "${VPORT[2]}" master "$BR" up || st=1
-	ip -n "$SW" link del xnqob
+	ip -n "$SW" link del ${Q}ob
 	v_detach "$v" || st=1
 	wait_ports_up && learn_all || st=1
 	return $st
@@ -482,7 +482,7 @@ case_gso() { # VARIANT
 # has MAC.
 fdb_has() {
 	if [ "$1" = bridge ]; then
-		bridge -n "$SW" fdb show br "$BR" | grep -qi "^$2 dev xnq"
+		bridge -n "$SW" fdb show br "$BR" | grep -qi "^$2 dev $Q"
 	else
 		xn fdb "$BR" --json | jq -e --arg m "$2" '[.entries[] | select(.mac == $m)] | length > 0' >/dev/null
 	fi
@@ -689,20 +689,20 @@ case_flood() { # VARIANT
 # VXLAN device, later with stand-in 1's MAC: the VM "migrated" there).
 VXMAC0=02:98:00:00:00:0b
 vx_up() {
-	q_ns_add xnq-r || return 1
-	ip -n "$SW" link add xnqul0 type veth peer name eth0 netns xnq-r || return 1
-	ip -n "$SW" addr add 10.97.0.1/24 dev xnqul0 && ip -n "$SW" link set xnqul0 up || return 1
-	ip -n xnq-r addr add 10.97.0.2/24 dev eth0 && ip -n xnq-r link set eth0 up || return 1
-	ip -n "$SW" link add xnqvx type vxlan id 42 local 10.97.0.1 remote 10.97.0.2 dstport 4789 dev xnqul0 || return 1
-	ip -n "$SW" link set xnqvx master "$BR" up || return 1
-	ip -n xnq-r link add vxr address "$VXMAC0" type vxlan id 42 local 10.97.0.2 remote 10.97.0.1 dstport 4789 dev eth0 || return 1
-	ip -n xnq-r link set vxr up
+	q_ns_add $Q-r || return 1
+	ip -n "$SW" link add ${Q}ul0 type veth peer name eth0 netns $Q-r || return 1
+	ip -n "$SW" addr add 10.97.0.1/24 dev ${Q}ul0 && ip -n "$SW" link set ${Q}ul0 up || return 1
+	ip -n $Q-r addr add 10.97.0.2/24 dev eth0 && ip -n $Q-r link set eth0 up || return 1
+	ip -n "$SW" link add ${Q}vx type vxlan id 42 local 10.97.0.1 remote 10.97.0.2 dstport 4789 dev ${Q}ul0 || return 1
+	ip -n "$SW" link set ${Q}vx master "$BR" up || return 1
+	ip -n $Q-r link add vxr address "$VXMAC0" type vxlan id 42 local 10.97.0.2 remote 10.97.0.1 dstport 4789 dev eth0 || return 1
+	ip -n $Q-r link set vxr up
 }
 
 case_vxlan() { # VARIANT (--no-follow)
 	local v=$1 st=0 f0=$WORK/vx0.json f1=$WORK/vx1.json red
-	[ -e /run/netns/xnq-r ] || { vx_up || return 1; }
-	ip -n xnq-r link set vxr address "$VXMAC0"
+	[ -e /run/netns/$Q-r ] || { vx_up || return 1; }
+	ip -n $Q-r link set vxr address "$VXMAC0"
 	learn_all || return 1
 	v_attach "$v" || return 1
 	[ "$v" = bridge ] || status_json "$f0"
@@ -717,10 +717,10 @@ case_vxlan() { # VARIANT (--no-follow)
 		echo "before the move: 2->1 redirected $red of 10"
 		[ "$red" -ge 9 ] || { echo "FAIL: 2->1 was not bypassed before the move"; st=1; }
 	fi
-	echo "+ ${VMAC[1]} moves behind xnqvx (xnq-r), its old port stays; gratuitous ARP from there"
-	ip -n xnq-r link set vxr address "${VMAC[1]}" || return 1
-	m_start "new xnq-r vxr xnqvx --tag 721 --seq-ge 100" "old ${VNS[1]} eth0 ${VPORT[1]} --tag 721 --seq-ge 100" || return 1
-	nsx xnq-r "$FR" garp vxr --src "${VMAC[1]}" --saddr "${VIP[1]}" >/dev/null || st=1
+	echo "+ ${VMAC[1]} moves behind ${Q}vx ($Q-r), its old port stays; gratuitous ARP from there"
+	ip -n $Q-r link set vxr address "${VMAC[1]}" || return 1
+	m_start "new $Q-r vxr ${Q}vx --tag 721 --seq-ge 100" "old ${VNS[1]} eth0 ${VPORT[1]} --tag 721 --seq-ge 100" || return 1
+	nsx $Q-r "$FR" garp vxr --src "${VMAC[1]}" --saddr "${VIP[1]}" >/dev/null || st=1
 	tx 2 1 200 --rate 100 --tag 721 || st=1
 	m_end || st=1
 	bridge -n "$SW" fdb show br "$BR" | grep -i "^${VMAC[1]}"
@@ -728,7 +728,7 @@ case_vxlan() { # VARIANT (--no-follow)
 	expect_eq "frames sent 1 s or more after the ARP that reached the new place" "$(m_get new seq_ge)" 100 || st=1
 	expect_eq "... that reached the old port" "$(m_get old seq_ge)" 0 || st=1
 	v_detach "$v" || st=1
-	ip -n xnq-r link set vxr address "$VXMAC0"
+	ip -n $Q-r link set vxr address "$VXMAC0"
 	return $st
 }
 
@@ -744,25 +744,25 @@ blocking_up() {
 	KIND=veth NET=3 NVM=1
 	VNS=("") VPORT=("") VMAC=("") VIP=("")
 	BRMAC=02:98:03:00:00:fe
-	q_ns_add "$SW" && q_ns_add xnq-s2 || return 1
+	q_ns_add "$SW" && q_ns_add $Q-s2 || return 1
 	ip -n "$SW" link add "$BR" address "$BRMAC" type bridge $stp || return 1
-	ip -n xnq-s2 link add xnqb1 type bridge $stp priority 0 || return 1
-	ip -n "$SW" link set "$BR" up && ip -n xnq-s2 link set xnqb1 up || return 1
+	ip -n $Q-s2 link add ${Q}b1 type bridge $stp priority 0 || return 1
+	ip -n "$SW" link set "$BR" up && ip -n $Q-s2 link set ${Q}b1 up || return 1
 	for i in 1 2; do
-		ip -n "$SW" link add "xnql$i" type veth peer name "xnqm$i" netns xnq-s2 || return 1
-		ip -n "$SW" link set "xnql$i" master "$BR" up && ip -n xnq-s2 link set "xnqm$i" master xnqb1 up || return 1
+		ip -n "$SW" link add "${Q}l$i" type veth peer name "${Q}m$i" netns $Q-s2 || return 1
+		ip -n "$SW" link set "${Q}l$i" master "$BR" up && ip -n $Q-s2 link set "${Q}m$i" master ${Q}b1 up || return 1
 	done
 	vm_add 1 || return 1
 	for i in $(seq 100); do
-		b=$(bridge -n "$SW" -j link show | jq -r '.[] | select(.state == "blocking") | .ifname' | grep xnql | head -1)
-		f=$(bridge -n "$SW" -j link show | jq -r '.[] | select(.state == "forwarding") | .ifname' | grep -c 'xnql\|xnqv1')
+		b=$(bridge -n "$SW" -j link show | jq -r '.[] | select(.state == "blocking") | .ifname' | grep ${Q}l | head -1)
+		f=$(bridge -n "$SW" -j link show | jq -r '.[] | select(.state == "forwarding") | .ifname' | grep -c "${Q}l\|${Q}v1")
 		[ -n "$b" ] && [ "$f" = 2 ] && break
 		sleep 0.2
 	done
 	bridge -n "$SW" link show
 	[ -n "$b" ] && [ "$f" = 2 ] || { echo "STP did not converge to one blocking link in 20 s"; return 1; }
 	BL=$b
-	[ "$BL" = xnql1 ] && FL=xnql2 || FL=xnql1
+	[ "$BL" = ${Q}l1 ] && FL=${Q}l2 || FL=${Q}l1
 	echo "blocking: $BL, forwarding: $FL"
 	bridge -n "$SW" fdb add 02:98:03:00:00:0b dev "$BL" master static &&
 		bridge -n "$SW" fdb add 02:98:03:00:00:0c dev "$FL" master static || return 1
@@ -774,7 +774,7 @@ blocking_up() {
 tx_link() {
 	local r0 i
 	r0=$(sw_rx "$1")
-	nsx xnq-s2 "$FR" send "xnqm${1#xnql}" --src "$2" --dst "$3" --count "$4" --tag "$5" >/dev/null || return 1
+	nsx $Q-s2 "$FR" send "${Q}m${1#${Q}l}" --src "$2" --dst "$3" --count "$4" --tag "$5" >/dev/null || return 1
 	for i in $(seq 100); do
 		[ "$(sw_rx "$1")" -ge $((r0 + $4)) ] && return 0
 		sleep 0.05
@@ -786,7 +786,7 @@ case_blocking() { # VARIANT
 	local v=$1 st=0 X=02:98:03:00:00:0b Y=02:98:03:00:00:0c
 	v_attach "$v" || return 1
 	[ "$v" = bridge ] || xn status "$BR" --json | jq -c '.bridges[0].ports[] | {name, bypassed, hold}'
-	m_start "bl xnq-s2 xnqm${BL#xnql} $BL --tag 131" "fl xnq-s2 xnqm${FL#xnql} $FL --tag 132" || return 1
+	m_start "bl $Q-s2 ${Q}m${BL#${Q}l} $BL --tag 131" "fl $Q-s2 ${Q}m${FL#${Q}l} $FL --tag 132" || return 1
 	tx 1 "$X" "$N" --tag 131 && tx 1 "$Y" "$N" --tag 132 || st=1
 	tx_link "$BL" "$X" "${VMAC[1]}" "$N" 231 && tx_link "$FL" "$Y" "${VMAC[1]}" "$N" 232 || st=1
 	m_end || st=1
@@ -849,7 +849,7 @@ case_tc() { # VARIANT pre|post
 	expect_at 34 "4=$N" || st=1
 	if [ "$v" != bridge ]; then
 		status_json "$f"
-		jq -c '.bridges[0].ports[] | select(.name | test("^xnq")) | {name, hold, tc_egress, xdp_target}' "$f"
+		jq -c '.bridges[0].ports[] | select(.name | test("^'"$Q"'")) | {name, hold, tc_egress, xdp_target}' "$f"
 		[ "$(jq -r --arg p "${VPORT[1]}" '.bridges[0].ports[] | select(.name == $p) | .hold' "$f")" = tc ] ||
 			{ echo "FAIL: status does not hold ${VPORT[1]} for tc"; st=1; }
 		show_ctr "$v" "${VPORT[4]}" tc_redirect xdp_redirect xdp_defer_target
@@ -987,8 +987,8 @@ rx_ge() { [ "$(sw_rx "$1")" -ge "$2" ]; }
 # Bridge VLAN filtering (CONFIG_BRIDGE_VLAN_FILTERING; the development
 # kernel lacks it, Debian's kernels in make check-kernels have it).
 have_vlan_filtering() {
-	ip -n "$SW" link add xnqvp0 type bridge vlan_filtering 1 2>/dev/null || return 1
-	ip -n "$SW" link del xnqvp0
+	ip -n "$SW" link add ${Q}vp0 type bridge vlan_filtering 1 2>/dev/null || return 1
+	ip -n "$SW" link del ${Q}vp0
 }
 
 # vlan_on [802.1Q|802.1ad]: filtering on, and (VLAN 1 gone everywhere)
@@ -1075,7 +1075,7 @@ case_vlanstate() { # VARIANT pre|post
 	vlan_learn || return 1
 	bridge -n "$SW" vlan set dev "${VPORT[2]}" vid 10 state learning &&
 		bridge -n "$SW" vlan set dev "${VPORT[3]}" vid 10 state blocking || return 1
-	bridge -n "$SW" -d vlan show | grep -E "xnq|state"
+	bridge -n "$SW" -d vlan show | grep -E "$Q|state"
 	if [ "$when" = pre ]; then v_attach "$v" || return 1; fi
 	m_start || return 1
 	tx 1 2 "$N" --tag 811 || st=1            # into a port learning in 10

@@ -1,17 +1,20 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Helpers for tests/integration/semantics.sh (sourced after lib.sh).
 #
-# Everything carries the prefix "xnq": the switch namespace xnq-sw with the
+# Everything carries the prefix "xnq" (SEM_PREFIX, below): the switch namespace xnq-sw with the
 # bridge xnqbr0 (MAC 02:98:0N:00:00:fe, the host's address 10.98.N.254/24),
 # and four stand-in VMs of one kind, veth (N=1) or tap behind vnet_relay
 # (N=2): stand-in i in namespace xnq-vi / xnq-ti, device eth0, MAC
 # 02:98:0N:00:00:0i, 10.98.N.i/24, no IPv6 (nothing but the test's frames);
 # its bridge port xnqvi / xnqti.
 
-SW=xnq-sw
-BR=xnqbr0
+# SEM_PREFIX: another prefix of three letters, for a second run beside
+# this one (make check runs the veth and the tap stand-ins side by side).
+Q=${SEM_PREFIX:-xnq}
+SW=$Q-sw
+BR=${Q}br0
 PIN=$PIN_ROOT/$BR
-LOCK=/run/lock/xnq-semantics.pid
+LOCK=/run/lock/$Q-semantics.pid
 FR=${FR:-$ROOT/build/tests/xnt_frames}
 FENCE=4000000000 # tag of fence frames
 NVM=4
@@ -61,8 +64,8 @@ q_switch_up() {
 # vm_add I: stand-in I of $KIND, enslaved, addressed, up.
 vm_add() {
 	local i=$1 k=${KIND:0:1} ns port pid
-	ns=xnq-$k$i
-	port=xnq$k$i
+	ns=$Q-$k$i
+	port=$Q$k$i
 	q_ns_add "$ns" || return 1
 	if [ "$KIND" = veth ]; then
 		ip -n "$SW" link add "$port" type veth peer name eth0 netns "$ns" || return 1
@@ -105,7 +108,7 @@ q_topo_down() {
 	[ -e "$PIN" ] && xn detach "$BR" >/dev/null 2>&1
 	for i in "${!RPID[@]}"; do stop_pid "${RPID[$i]}"; done
 	RPID=()
-	for n in $(ip netns list | awk '{print $1}' | grep '^xnq-'); do ns_del "$n"; done
+	for n in $(ip netns list | awk '{print $1}' | grep "^$Q-"); do ns_del "$n"; done
 	VNS=() VPORT=() VMAC=() VIP=() PORTS=()
 	return 0
 }
@@ -280,7 +283,7 @@ v_attach() {
 		{ echo "FAIL: mode or follower not as asked"; return 1; }
 	# --mode xdp: native XDP on taps only (but where a case put another
 	# party's program there: semshare.sh); veths keep TC and say why.
-	[ "$mode" = xdp ] && ! jq -e '[.bridges[0].ports[] | select(.name | test("^xnq[tv][0-9]$")) |
+	[ "$mode" = xdp ] && ! jq -e '[.bridges[0].ports[] | select(.name | test("^'"$Q"'[tv][0-9]$")) |
 		if .kind == "veth" then .xdp == false and (.tc_reason | test("veth"))
 		else .xdp == true or (.tc_reason | test("tcx ingress|another XDP program")) end] | all' \
 		"$f" >/dev/null && { echo "FAIL: XDP stage not on exactly the taps:"; jq -c '.bridges[0].ports[] | {name, kind, xdp, tc_reason}' "$f"; return 1; }

@@ -24,7 +24,7 @@
 
 TCX=${TCX:-$ROOT/build/tests/xnt_tcx}
 TCXOBJ=${TCXOBJ:-$ROOT/build/tests/xnt_tcxcount.bpf.o}
-TCXPIN=/sys/fs/bpf/xnq_tcx # + _NAME_link, _NAME_counts
+TCXPIN=/sys/fs/bpf/${Q}_tcx # + _NAME_link, _NAME_counts
 DROP_TAG=77                # xnt_tcxcount's
 MP_KERNEL=                 # mp_kernel's
 
