@@ -707,18 +707,23 @@ run_path() {
 		fb=$((xb + tb))
 		fp=$(($(d_p xdp_redirect) + $(d_p tc_redirect)))
 		pp=$(d_p pass_) pb=$(d_b pass_)
+		# The keep-alive: a frame a second of each bypassed source takes
+		# the bridge by design (up to 64 KB under GSO), however long the
+		# traffic runs: not a frame the fast path failed to carry.
+		local kb
+		kb=$(d_b pass_refresh)
 		defer=$(d_list xdp_defer_)
 		# Shares of the frames that entered the guests' ports and got a
 		# final verdict there: bypassed or handed to the bridge. (drop_*
 		# come from host-wide tracepoints and are reported apart.)
-		share="$(pct $fb $((fb + pb)))% / $(pct $fp $((fp + pp)))%"
+		share="$(pct $fb $((fb + pb - kb)))% / $(pct $fp $((fp + pp)))%"
 		split="$(pct "$xb" "$fb")% / $(pct "$tb" "$fb")%"
 		bridge_frames=$pp
 		ok=0 details=""
 		[ "$payload" -gt 0 ] || { ok=1; details="${details}no transfer succeeded: nothing to account for"$'\n'; }
-		[ "$fb" -ge "$payload" ] || { ok=1; details="${details}fast path carried $fb bytes, less than the $payload payload bytes moved"$'\n'; }
-		[ "$(awk -v a=$fb -v b=$((fb + pb)) 'BEGIN { print (b > 0 && a / b >= 0.99) }')" = 1 ] ||
-			{ ok=1; details="${details}fast path share of bytes under 99%"$'\n'; }
+		[ $((fb + kb)) -ge "$payload" ] || { ok=1; details="${details}fast path carried $fb bytes (and keep-alive frames $kb), less than the $payload payload bytes moved"$'\n'; }
+		[ "$(awk -v a=$fb -v b=$((fb + pb - kb)) 'BEGIN { print (b > 0 && a / b >= 0.99) }')" = 1 ] ||
+			{ ok=1; details="${details}fast path share of bytes (keep-alive frames aside) under 99%"$'\n'; }
 		if [ "$path" = tc ]; then
 			[ "$xb" = 0 ] || { ok=1; details="${details}XDP redirects in tc mode: $xb bytes"$'\n'; }
 		else
@@ -728,7 +733,7 @@ run_path() {
 				details="${details}checksum offload off: the XDP stage carried only $xb of $fb bytes"$'\n'
 			fi
 		fi
-		msg="fast path $(mib $fb) MiB >= payload $(mib $payload) MiB; share $share (bytes / frames); XDP $(mib $xb) MiB ($(d_p xdp_redirect) frames), TC $(mib $tb) MiB ($(d_p tc_redirect) frames); to bridge $pp frames ($(d_list pass_ | sed 's/^ //'))"
+		msg="fast path $(mib $fb) MiB (+ keep-alive $(mib $kb) MiB) >= payload $(mib $payload) MiB; share $share (bytes without keep-alive / frames); XDP $(mib $xb) MiB ($(d_p xdp_redirect) frames), TC $(mib $tb) MiB ($(d_p tc_redirect) frames); to bridge $pp frames ($(d_list pass_ | sed 's/^ //'))"
 		result $ok "$tag: counters: $msg" "$details"
 		note "$tag: xdp->tc deferrals:$defer; drop counters (tracepoints):$(d_list drop_)"
 	fi
@@ -752,6 +757,11 @@ wait_ports() {
 		sleep 0.2
 	done
 	return 1
+}
+# port_bytes FILE GUEST COUNTER: bytes of a counter on a guest's port.
+port_bytes() {
+	jq --arg p "$(g_tap "$2")" --arg c "$3" \
+		'[.bridges[0].ports[] | select(.name == $p) | .counters[$c].bytes // 0] | add // 0' "$1"
 }
 tap_ifindex() { ip -n $SW -j link show "$1" 2>/dev/null | jq '.[0].ifindex'; }
 
@@ -799,13 +809,18 @@ run_follow() {
 	ctr_snapshot "$W/$off-follow.after.json"
 	ctr_load before "$W/$off-follow.before.json"
 	ctr_load after "$W/$off-follow.after.json"
-	local into fb pb
+	local into fb pb ka
 	into=$(jq --arg p "$(g_tap g3)" '[.bridges[0].ports[] | select(.name == $p) | .counters.rx_redirected.bytes] | add // 0' \
 		"$W/$off-follow.after.json")
+	# g1's keep-alive: one frame a second of the flow takes the bridge
+	# so that it refreshes g1's entry (a GSO frame of up to 64 KB).
+	ka=$(($(port_bytes "$W/$off-follow.after.json" g1 pass_refresh) -
+		$(port_bytes "$W/$off-follow.before.json" g1 pass_refresh)))
 	fb=$(($(d_b xdp_redirect) + $(d_b tc_redirect)))
 	pb=$(d_b pass_)
-	[ "$into" -ge $((MIB * MB)) ] || { rc=1; out="$out"$'\n'"only $into bytes redirected into $(g_tap g3)"; }
-	result $rc "$tag: ping g3->g1 and TCP ${MIB} MiB g1->g3 over the new tap, sha256 match (${XFER_RATE:-?} Mbit/s); $(mib "$into") MiB redirected into $(g_tap g3), fast path share $(pct "$fb" $((fb + pb)))% of bytes" \
+	[ $((into + ka)) -ge $((MIB * MB)) ] ||
+		{ rc=1; out="$out"$'\n'"only $into bytes redirected into $(g_tap g3), and $ka bytes of g1's keep-alive frames took the bridge"; }
+	result $rc "$tag: ping g3->g1 and TCP ${MIB} MiB g1->g3 over the new tap, sha256 match (${XFER_RATE:-?} Mbit/s); $(mib "$into") MiB redirected into $(g_tap g3) (+ $(mib "$ka") MiB keep-alive), fast path share $(pct "$fb" $((fb + pb)))% of bytes" \
 		"$out"
 
 	# Stopping the follower leaves the bypass in place; detach removes it.
