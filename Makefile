@@ -208,12 +208,32 @@ check-bpf: $(BPF_TESTS)
 	$(BPF_TESTS) $(if $(BPF_FUZZ),--fuzz $(BPF_FUZZ)) \
 		$(if $(BPF_SEED),--seed $(BPF_SEED))
 
-check-integration: all
-	tests/integration/run.sh
-	tests/integration/filters.sh
-	tests/integration/prometheus.sh
-	tests/integration/dump.sh
-	tests/integration/trace.sh
+# The integration suites (tests/integration), each with names of its own,
+# so that they can run side by side: semantics.sh's veth and tap stand-ins
+# as two suites (the tap one under the prefix xnr, without the STP loop,
+# which the veth one runs), run.sh's own sections, and the suites it used
+# to run one after the other. Longest first: tests/suites.sh starts them
+# in this order.
+SEM_TAP_CASES := flood,vxlan,stp,isolation,moved,locked,learning,static,mtu,gso,ageing,silence,hub,tc,promisc,tunnel,tcn,vlan,vlanstate,qinq,vlanchange,tcx,tcxegress,xdpfilter
+INTEGRATION_SUITES := \
+	'semantics-veth=tests/integration/semantics.sh --kinds veth' \
+	'semantics-tap=SEM_PREFIX=xnr tests/integration/semantics.sh --kinds tap --cases $(SEM_TAP_CASES)' \
+	'integration=tests/integration/run.sh --only errors,veth,tap,clsact,rollback' \
+	'crash=tests/integration/crash.sh' \
+	'upgrade=tests/integration/upgrade.sh' \
+	'prometheus=tests/integration/prometheus.sh' \
+	'stats=tests/integration/stats.sh' \
+	'dump=tests/integration/dump.sh' \
+	'filters=tests/integration/filters.sh' \
+	'trace=tests/integration/trace.sh' \
+	'bpffs=tests/integration/bpffs.sh'
+
+# How many suites run at once (tests/suites.sh -j; docs/testing.md).
+CHECK_JOBS ?= 2
+SUITES := tests/suites.sh -j $(CHECK_JOBS)
+
+check-integration: all upgrade-builds
+	$(SUITES) $(INTEGRATION_SUITES)
 
 # Real guests (root): QEMU VMs on taps through xdpnet (tests/vm/run.sh).
 # Installs QEMU (tests/vm/deps.sh) and caches a guest kernel and busybox in
@@ -276,19 +296,37 @@ check-kernels-full: deps
 
 # The whole suite, as CI runs it (as root): unit, BPF program, integration,
 # the benchmark harness's tests and smoke run, real guests (CHECK_VM=0
-# skips those), Debian 13's kernel (CHECK_KERNELS=0 skips it).
-# Each target's wall time is printed as "== make TARGET took N s".
+# skips those), Debian 13's kernel (CHECK_KERNELS=0 skips it). First
+# what every suite needs, one thing after the other (packages, builds);
+# then the suites, CHECK_JOBS at a time (tests/suites.sh): a line for
+# each as it ends, and at the end every suite's line and the total. The
+# guests run one after the other in one suite (they share the guest
+# cache and each wants both cores). docs/testing.md: times.
 TIMED := scripts/timed
+GUESTS := $(if $(filter 0,$(CHECK_VM)),echo "check-vm skipped (CHECK_VM=0)";,$(MAKE) -s check-vm || st=1;) \
+	$(if $(filter 0,$(CHECK_KERNELS)),echo "check-kernels skipped (CHECK_KERNELS=0)";,$(MAKE) -s check-kernels KERNELS="$(CHECK_KERNEL_SUITES)" KERNEL_PARTS="$(CHECK_KERNEL_PARTS)" || st=1;)
 check: deps
-	$(TIMED) build $(MAKE) all $(UNIT_TESTS) $(BPF_TESTS)
-	$(TIMED) check-unit $(MAKE) check-unit
-	$(TIMED) check-bpf $(MAKE) check-bpf
-	$(TIMED) check-integration $(MAKE) check-integration
-	$(TIMED) check-install $(MAKE) check-install
-	$(TIMED) check-libvirt $(MAKE) check-libvirt
-	$(TIMED) check-bench $(MAKE) check-bench
-	@if [ "$(CHECK_VM)" != 0 ]; then $(TIMED) check-vm $(MAKE) check-vm; else echo "check-vm skipped (CHECK_VM=0)"; fi
-	@if [ "$(CHECK_KERNELS)" != 0 ]; then $(TIMED) check-kernels $(MAKE) check-kernels KERNELS="$(CHECK_KERNEL_SUITES)" KERNEL_PARTS="$(CHECK_KERNEL_PARTS)"; else echo "check-kernels skipped (CHECK_KERNELS=0)"; fi
+	$(TIMED) prepare $(MAKE) check-prepare
+	$(SUITES) --logs $(OUT)/check $(INTEGRATION_SUITES) \
+		'guests=st=0; $(GUESTS) exit $$st' \
+		'bench=$(MAKE) -s check-bench' 'bpf=$(MAKE) -s check-bpf' \
+		'libvirt=$(MAKE) -s check-libvirt' 'unit=$(MAKE) -s check-unit' \
+		'install=$(MAKE) -s check-install'
+
+# What the suites of make check need, installed and built one at a time
+# (two suites must never run apt or build the same file at once).
+.PHONY: check-prepare
+check-prepare: deps
+	$(if $(filter 0,$(CHECK_VM)),,tests/vm/deps.sh && tests/libvirt/deps.sh)
+	$(MAKE) all $(UNIT_TESTS) $(BPF_TESTS) upgrade-builds
+
+# The inner loop while editing (docs/testing.md: under 5 minutes): unit,
+# the BPF program tests and the core of the integration suite.
+.PHONY: check-quick
+check-quick: deps
+	$(MAKE) all $(UNIT_TESTS) $(BPF_TESTS)
+	$(SUITES) 'integration-core=tests/integration/run.sh --core' \
+		'bpf=$(MAKE) -s check-bpf' 'unit=$(MAKE) -s check-unit'
 
 # The README's two commands, `make demo` and `make check`, each in a root
 # that has never seen this project: a debootstrap of Debian 12 (cached in
