@@ -127,8 +127,9 @@ churn() {
 	local n=0 k i
 	trap 'exit 0' TERM
 	while [ ! -e "$WORK/stop" ]; do
-		if [ -e "$WORK/pause" ]; then touch "$WORK/paused"; sleep 0.05; continue; fi
-		rm -f "$WORK/paused"
+		# (No process but ip: this loop runs for the whole suite.)
+		if [ -e "$WORK/pause" ]; then : >"$WORK/paused"; sleep 0.05; continue; fi
+		[ -e "$WORK/paused" ] && rm -f "$WORK/paused"
 		echo "$n" >"$WORK/burst" # kill_follower aims at what follows
 		{
 			for i in 1 2 3 4; do
@@ -151,7 +152,7 @@ churn() {
 churn_pause() {
 	local i
 	touch "$WORK/pause"
-	for i in $(seq 100); do [ -e "$WORK/paused" ] && return 0; sleep 0.05; done
+	for ((i = 0; i < 100; i++)); do [ -e "$WORK/paused" ] && return 0; sleep 0.05; done
 	echo "churn did not pause"; return 1
 }
 churn_resume() { rm -f "$WORK/pause" "$WORK/paused"; }

@@ -34,6 +34,14 @@ NSLIST=()   # namespaces this suite created
 NEXT_PORT=20000
 VERBOSE=${VERBOSE:-0}
 
+# sleep without a process: a read that times out on a pipe nobody writes
+# to (both ends held here). On a 2-core VM a fork and exec costs 10-20 ms
+# of CPU, and the suites' polling loops sleep many times a second: with
+# several suites side by side the machine spent half its time starting
+# sleep and the commands it polls with.
+exec {XN_SLEEP_FD}<> <(:)
+sleep() { read -rt "$1" -u "$XN_SLEEP_FD" _; return 0; }
+
 WORK=$(mktemp -d /tmp/xnt-integration.XXXXXX)
 LOGDIR=$WORK/logs
 mkdir -p "$LOGDIR"
@@ -44,7 +52,11 @@ say() { echo "$*"; }
 note() { echo "# $*"; }
 logv() { [ "$VERBOSE" = 1 ] && echo "# $*"; return 0; }
 
-slug() { echo "$1" | tr -c 'A-Za-z0-9>.-' '_' | tr -s _ | cut -c1-80; }
+slug() { # (bash alone: once per check)
+	local s=${1//[^A-Za-z0-9>.-]/_}_
+	while [[ $s == *__* ]]; do s=${s//__/_}; done
+	echo "${s:0:80}"
+}
 
 # check DESC CMD [ARGS...]: run CMD in this shell with its output in a log
 # of its own; one "ok"/"not ok" line. CMD may set globals.
@@ -160,9 +172,11 @@ stop_pid() {
 
 # wait_line FILE TEXT SECS: wait until FILE contains a line TEXT.
 wait_line() {
-	local i
-	for i in $(seq $(($3 * 20))); do
-		grep -qx "$2" "$1" 2>/dev/null && return 0
+	local i l
+	for ((i = 0; i < $3 * 20; i++)); do
+		if [ -r "$1" ]; then
+			while IFS= read -r l; do [ "$l" = "$2" ] && return 0; done <"$1"
+		fi
 		sleep 0.05
 	done
 	return 1
@@ -356,6 +370,37 @@ take_lock() {
 	fi
 	echo $$ >"$LOCK" || return 1
 	HAVE_LOCK=1
+}
+
+# xf_lock / xf_unlock: xdp-filter's maps and pins are global
+# (/sys/fs/bpf/xdp-filter), so one suite at a time uses it, whatever runs
+# beside it. A folder with the holder's pid (not flock: the followers a
+# test starts would inherit its descriptor); a holder that is gone does
+# not count. xf_lock waits up to 15 minutes.
+XF_LOCK=/run/lock/xn-xdp-filter
+xf_lock() {
+	local i pid
+	for i in $(seq 4500); do
+		if mkdir "$XF_LOCK" 2>/dev/null; then
+			echo $$ >"$XF_LOCK/pid"
+			XF_LOCKED=1
+			return 0
+		fi
+		pid=$(cat "$XF_LOCK/pid" 2>/dev/null)
+		if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
+			rm -rf "$XF_LOCK"
+			continue
+		fi
+		[ "$i" = 1 ] && echo "waiting for $XF_LOCK (pid ${pid:-?})"
+		sleep 0.2
+	done
+	echo "$XF_LOCK still held (pid ${pid:-?})"
+	return 1
+}
+xf_unlock() {
+	[ "${XF_LOCKED:-0}" = 1 ] || return 0
+	[ "$(cat "$XF_LOCK/pid" 2>/dev/null)" = $$ ] && rm -rf "$XF_LOCK"
+	XF_LOCKED=0
 }
 
 # Namespaces (of this suite's prefix: the part of $SW before its first
@@ -557,7 +602,16 @@ witness() {
 }
 
 rx_packets() { # NS [DEV]
-	ip -n "$1" -j -s link show "${2:-eth0}" | jq '.[0].stats64.rx.packets'
+	rx_of "$1" "${2:-eth0}"
+}
+
+# rx_of NS DEV: the packets DEV received (ip's JSON read by bash: no jq,
+# which takes 40 ms to start here, in polling loops).
+rx_of() {
+	local j
+	j=$(ip -n "$1" -j -s link show "$2") || return 1
+	[[ $j =~ \"rx\":\{\"bytes\":[0-9]+,\"packets\":([0-9]+) ]] || return 1
+	echo "${BASH_REMATCH[1]}"
 }
 
 # ---------------------------------------------------------------- CLI state

@@ -818,10 +818,13 @@ tc_put() { # PORT ingress|egress|qdisc
 		;;
 	esac
 }
-tc_clear() { # PORT: the test's tc gone (xdpnet's own filter, if any, stays)
-	tc_sw filter del dev "$1" ingress pref 7 2>/dev/null
-	tc_sw filter del dev "$1" egress pref 7 2>/dev/null
-	tc_sw qdisc del dev "$1" root 2>/dev/null
+tc_clear() { # PORT...: the test's tc gone (xdpnet's own filter, if any, stays)
+	local p
+	for p in "$@"; do
+		echo "filter del dev $p ingress pref 7"
+		echo "filter del dev $p egress pref 7"
+		echo "qdisc del dev $p root"
+	done | tc -n "$SW" -force -batch - >/dev/null 2>&1
 	return 0
 }
 HOLD_TC=6 PF_TC_EGRESS=256 # include/xdpnet.h
@@ -986,9 +989,13 @@ rx_ge() { [ "$(sw_rx "$1")" -ge "$2" ]; }
 
 # Bridge VLAN filtering (CONFIG_BRIDGE_VLAN_FILTERING; the development
 # kernel lacks it, Debian's kernels in make check-kernels have it).
-have_vlan_filtering() {
-	ip -n "$SW" link add ${Q}vp0 type bridge vlan_filtering 1 2>/dev/null || return 1
-	ip -n "$SW" link del ${Q}vp0
+have_vlan_filtering() { # (the kernel's answer, asked once)
+	if [ -z "${HAVE_VF:-}" ]; then
+		HAVE_VF=1
+		ip -n "$SW" link add ${Q}vp0 type bridge vlan_filtering 1 2>/dev/null &&
+			ip -n "$SW" link del ${Q}vp0 && HAVE_VF=0
+	fi
+	return "$HAVE_VF"
 }
 
 # vlan_on [802.1Q|802.1ad]: filtering on, and (VLAN 1 gone everywhere)
@@ -1178,7 +1185,7 @@ preflight() {
 }
 finish() { cleanup; summary; echo "# time: $(elapsed) s"; [ "$T_FAIL" = 0 ]; exit; }
 # The other parties' programs, pinned outside xdpnet's folder.
-suite_cleanup() { [ "$HAVE_LOCK" = 1 ] && tcx_clear && xf_clear; }
+suite_cleanup() { [ "$HAVE_LOCK" = 1 ] && tcx_clear && xf_clear; xf_unlock; }
 check "preflight: root, tools, xnt_frames, vnet_relay, xdpnet, bpffs" preflight || finish
 check "preflight: no other run of this suite" take_lock || finish
 remove_stale
@@ -1271,6 +1278,8 @@ kind_cases() {
 			XF_VARIANTS=$(echo "$BEFORE_VARIANTS $AFTER_FOLLOW" | tr ' ' '\n' | grep '^xdp/' | sort -u | tr '\n' ' ')
 			run_case xdpfilter "xdp-filter, then xdpnet (xdp): denied frames never arrive, the rest bypassed; detach leaves the filter" "$XF_VARIANTS" pre
 			NOBASE=1 run_case xdpfilter "xdpnet (xdp), then xdp-filter: the same verdicts; unloading the filter leaves xdpnet bypassing" "$XF_VARIANTS" post
+			xf_clear
+			xf_unlock
 		fi
 	fi
 	want flood && run_case flood "flood of random and host source MACs: host reachable, nothing to the attacker, flow intact" "$BEFORE_VARIANTS"

@@ -166,9 +166,12 @@ xf_clear() {
 	[ "${XF_MKDIR:-0}" = 1 ] && rmdir /sys/fs/bpf/xdp 2>/dev/null
 	return 0
 }
+# xf_free: xdp-filter installed and not in use; holds xdp-filter's lock
+# (lib.sh) until xf_unlock.
 xf_free() {
 	command -v xdp-filter >/dev/null || { echo "no xdp-filter (xdp-tools)"; return 1; }
-	[ -e /sys/fs/bpf/xdp-filter ] && { echo "xdp-filter is in use on this host (its maps are global): unload it first"; return 1; }
+	xf_lock || return 1
+	[ -e /sys/fs/bpf/xdp-filter ] && { echo "xdp-filter is in use on this host (its maps are global): unload it first"; xf_unlock; return 1; }
 	XF_OURS=1
 	[ -d /sys/fs/bpf/xdp ] || XF_MKDIR=1
 	return 0

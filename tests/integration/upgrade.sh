@@ -434,7 +434,8 @@ tcx_order_kept() {
 # xdp-filter on xnut1 (--xdp-filter), denying an address nobody uses.
 xf_start() {
 	command -v xdp-filter >/dev/null || { echo "no xdp-filter (xdp-tools)"; return 1; }
-	[ -e /sys/fs/bpf/xdp-filter ] && { echo "xdp-filter is in use on this host: unload it first"; return 1; }
+	xf_lock || return 1
+	[ -e /sys/fs/bpf/xdp-filter ] && { echo "xdp-filter is in use on this host: unload it first"; xf_unlock; return 1; }
 	[ -d /sys/fs/bpf/xdp ] || XF_MKDIR=1
 	XF_OURS=1
 	nsenter --net="/run/netns/$SW" xdp-filter load -m native xnut1 &&
@@ -446,6 +447,7 @@ xf_stop() {
 	rm -rf /sys/fs/bpf/xdp-filter
 	[ "${XF_MKDIR:-0}" = 1 ] && rmdir /sys/fs/bpf/xdp 2>/dev/null
 	XF_OURS=0
+	xf_unlock
 }
 suite_cleanup() {
 	tcx_down

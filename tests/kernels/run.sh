@@ -45,7 +45,10 @@
 #                           being patched while the other vCPU ran that code
 #                           (2026-12-01); single is as fast here: tests/bpf
 #                           67 s against 70)
-#   XNK_TIMEOUT=3000        seconds before the guest is stopped (a failure)
+#   XNK_TIMEOUT=3000        seconds before the guest is stopped (a failure),
+#                           times how much slower the guest is than the
+#                           reference (XNK_SPEED_REF_MS, the guest's init
+#                           times a fixed piece of work at boot)
 #   XNK_SEM_ARGS="..."      more semantics.sh options for its VLAN cases
 #                           (e.g. "--kinds veth")
 #   XNK_SELFTESTS=1         also the kernel's own bridge tests, plain and with
@@ -261,6 +264,16 @@ if [ "$ACCEL" != kvm ]; then
 	wait_booted 120 || die "the guest did not come up: $(tail -n 3 "$W/console.log" | tr '\n' ' ')"
 fi
 say "booted in $((SECONDS - START)) s"
+# The guest's speed (its init times a fixed piece of work): the deadline
+# grows by how much slower it is than on the machine XNK_TIMEOUT was set
+# on (XNK_SPEED_REF_MS for that work there), never shrinks.
+for _ in $(seq 300); do [ -s "$W/out/speed" ] && break; sleep 0.1; done
+SPEED_MS=$(cat "$W/out/speed" 2>/dev/null)
+REF_MS=${XNK_SPEED_REF_MS:-1000}
+if [[ $SPEED_MS =~ ^[0-9]+$ ]] && [ "$SPEED_MS" -gt "$REF_MS" ]; then
+	TIMEOUT=$((TIMEOUT * SPEED_MS / REF_MS))
+fi
+say "guest speed: ${SPEED_MS:-?} ms for the reference work ($REF_MS ms where XNK_TIMEOUT was set): deadline $TIMEOUT s"
 
 # The suite's output as it comes, until QEMU exits (or the deadline).
 touch "$W/out/tests.out"

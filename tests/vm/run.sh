@@ -45,6 +45,9 @@
 # transcripts, QEMU's messages and the counters are kept on failure.
 #
 # Environment:
+#   XNV_SPEED_REF_MS=1000     the guest's reference work (timed at boot) on the
+#                             machine the limits were set on; a slower guest
+#                             gets proportionally longer limits
 #   XNV_ACCEL=auto|kvm|tcg    accelerator (default auto)
 #   XNV_OFFLOADS="on off"     guest offload settings to boot
 #   XNV_PATHS="bridge tc xdp detached"
@@ -321,6 +324,21 @@ ctl_line() {
 	return 1
 }
 
+# The first guest's speed (its init times a fixed piece of work): the
+# limits of every command in a guest (gx) grow by how much slower it is
+# than on the machine the limits were set on (XNV_SPEED_REF_MS for that
+# work there), never shrink. SLOW: that factor in percent.
+SPEED_MS=
+SLOW=100
+XNV_SPEED_REF_MS=${XNV_SPEED_REF_MS:-1000}
+guest_speed() { # MS
+	[[ $1 =~ ^[0-9]+$ ]] || return 0
+	SPEED_MS=$1
+	SLOW=$((SPEED_MS * 100 / XNV_SPEED_REF_MS))
+	[ "$SLOW" -ge 100 ] || SLOW=100
+	note "guest speed: $SPEED_MS ms for the reference work ($XNV_SPEED_REF_MS ms where the limits were set): limits x$(awk -v s=$SLOW 'BEGIN { printf "%.2f", s / 100 }')"
+}
+
 # guest_wait_ready G SECS: 0 ready, 1 timed out, 2 QEMU exited.
 guest_wait_ready() {
 	local g=$1 until=$((SECONDS + $2))
@@ -328,7 +346,11 @@ guest_wait_ready() {
 		kill -0 "${QPID[$g]}" 2>/dev/null || return 2
 		if ctl_line "$g"; then
 			case $LINE in
-			XNV-READY*) READY[$g]=1; return 0 ;;
+			XNV-READY*)
+				READY[$g]=1
+				[ -n "$SPEED_MS" ] || guest_speed "${LINE##*speed=}"
+				return 0
+				;;
 			XNV-FAILED*) return 1 ;;
 			esac
 		fi
@@ -362,7 +384,7 @@ guest_stop() { # G GRACEFUL(1/0)
 # guest kills COMMAND after SECS seconds; we wait a little longer.
 OUT=
 gx() {
-	local g=$1 secs=$2 id until
+	local g=$1 secs=$((($2 * SLOW + 99) / 100)) id until
 	shift 2
 	SEQ[$g]=$((SEQ[$g] + 1))
 	id=${SEQ[$g]}

@@ -99,13 +99,25 @@ int xn_pin_get(const char *bridge, const char *leaf)
 
 int xn_pin_mkdir(const char *bridge, char *dir, size_t len)
 {
-	if (xn_pin_path(dir, len, bridge, NULL) ||
-	    (mkdir(xn_pin_root(), 0700) && errno != EEXIST) ||
-	    (mkdir(dir, 0700) && errno != EEXIST)) {
-		xn_err("cannot create %s: %s", dir, strerror(errno));
+	int tries;
+
+	if (xn_pin_path(dir, len, bridge, NULL)) {
+		xn_err("cannot create the pin folder of %s: %s", bridge,
+		       strerror(ENAMETOOLONG));
 		return -1;
 	}
-	return 0;
+	/* The detach of another bridge removes the root once it is empty
+	 * (xn_state_remove): it may do so between the two mkdirs. */
+	for (tries = 0; tries < 10; tries++) {
+		if (mkdir(xn_pin_root(), 0700) && errno != EEXIST)
+			break;
+		if (!mkdir(dir, 0700) || errno == EEXIST)
+			return 0;
+		if (errno != ENOENT)
+			break;
+	}
+	xn_err("cannot create %s: %s", dir, strerror(errno));
+	return -1;
 }
 
 void xn_state_init(struct xn_state *s, const char *bridge)
