@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# xdpnet: see README.md. Targets: all, check, demo, install, clean, format.
+# xdpnet: see README.md. Targets: all, check, demo, install, deb, clean, format.
 
 CLANG ?= clang
 CC ?= gcc
@@ -55,7 +55,8 @@ BENCH_TOOLS := $(BT)/xnb_pktgen $(BT)/xnb_tapsink $(BT)/xnb_crr \
 .SECONDARY:
 
 .PHONY: all deps check check-unit check-bpf check-integration demo install \
-	uninstall clean format bench-tools check-bench check-install check-libvirt
+	uninstall clean format bench-tools check-bench check-install check-libvirt \
+	deb check-deb
 
 all: $(OUT)/xdpnet $(TOOLS) $(BENCH_TOOLS)
 
@@ -214,7 +215,7 @@ check-bpf: $(BPF_TESTS)
 # which the veth one runs), run.sh's own sections, and the suites it used
 # to run one after the other. Longest first: tests/suites.sh starts them
 # in this order.
-SEM_TAP_CASES := flood,vxlan,stp,isolation,moved,locked,learning,static,mtu,gso,ageing,silence,hub,tc,promisc,tunnel,tcn,vlan,vlanstate,qinq,vlanchange,tcx,tcxegress,xdpfilter
+SEM_TAP_CASES := flood,vxlan,stp,isolation,moved,locked,learning,static,mtu,gso,ageing,silence,shortage,hub,tc,promisc,tunnel,tcn,vlan,vlanstate,qinq,vlanchange,tcx,tcxegress,xdpfilter
 INTEGRATION_SUITES := \
 	'semantics-veth=tests/integration/semantics.sh --kinds veth' \
 	'semantics-tap=SEM_PREFIX=xnr tests/integration/semantics.sh --kinds tap --cases $(SEM_TAP_CASES)' \
@@ -371,6 +372,53 @@ install: $(OUT)/xdpnet
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 
+# make deb: the Debian package, with Debian's own tooling (debian/:
+# debhelper compat 13, `dpkg-buildpackage -b -us -uc`), then lintian on it.
+# Installs what it lacks of the tools (debhelper, dpkg-dev, fakeroot,
+# build-essential, lintian) and of debian/control's Build-Depends through
+# scripts/deps.sh (root then). Builds in a copy of the tree under
+# build/deb/xdpnet (the files git tracks or would track, uncommitted
+# changes included; without .git, everything but build/), so the work tree
+# is never touched; the copy has no .git, so this tree's `git describe`
+# goes in as XDPNET_GIT_DESC (debian/rules hands it to GIT_DESC). The
+# package ends up as build/xdpnet_VERSION-REV_ARCH.deb (VERSION is
+# include/xdpnet.h's, which debian/changelog must match); the .buildinfo,
+# .changes and -dbgsym package stay in build/deb/. lintian fails it on any
+# error or warning not overridden (debian/xdpnet.lintian-overrides says
+# why each one is). make check-deb then checks its contents
+# (tests/install/deb.sh; it installs nothing).
+DEB_DIR := $(OUT)/deb
+DEB_TOOLS := debhelper dpkg-dev fakeroot build-essential lintian
+DEB_BUILD_DEPS := make clang llvm libbpf-dev libxdp-dev libnl-3-dev \
+	libnl-route-3-dev libmicrohttpd-dev bpftool pkg-config
+deb:
+	scripts/deps.sh $(DEB_TOOLS) $(DEB_BUILD_DEPS)
+	@v=$$(sed -n '1s/^xdpnet (\([^)]*\)-[^)-]*).*/\1/p' debian/changelog); \
+	h=$$(sed -n 's/^#define XDPNET_VERSION_STR "\(.*\)"$$/\1/p' include/xdpnet.h); \
+	if [ -z "$$v" ] || [ "$$v" != "$$h" ]; then \
+		echo "make deb: debian/changelog is at '$$v', include/xdpnet.h at '$$h'" >&2; \
+		exit 1; \
+	fi
+	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/xdpnet
+	@echo "  COPY     $(DEB_DIR)/xdpnet"
+	@set -e; if [ -e .git ]; then \
+		git ls-files -co --exclude-standard | while IFS= read -r f; do \
+			if [ -e "$$f" ] || [ -L "$$f" ]; then printf '%s\n' "$$f"; fi; \
+		done | tar --no-recursion -cf - -T -; \
+	else \
+		tar --exclude=./$(OUT) --exclude=./.git -cf - .; \
+	fi | tar -xf - -C $(DEB_DIR)/xdpnet
+	cd $(DEB_DIR)/xdpnet && XDPNET_GIT_DESC='$(GIT_DESC)' dpkg-buildpackage -b -us -uc
+	rm -f $(OUT)/xdpnet_*.deb
+	cp $(DEB_DIR)/xdpnet_*.deb $(OUT)/
+	lintian --info --fail-on error,warning $(OUT)/xdpnet_*.deb
+	@echo "make deb: $$(ls $(OUT)/xdpnet_*.deb)"
+
+# The package's contents and control fields (tests/install/deb.sh; no
+# root, installs nothing). Needs `make deb` first.
+check-deb:
+	tests/install/deb.sh $(OUT)/xdpnet_*.deb
+
 # What `make install` installs, into a scratch DESTDIR (no root needed),
 # and the bash completion.
 check-install: $(OUT)/xdpnet
@@ -393,5 +441,10 @@ format:
 		tests/bpf/prog_tests/*.c tests/tools/*.c \
 		scripts/bench_tools/*.c scripts/bench_tools/*.h
 
+# Also what a dpkg-buildpackage run in the tree itself leaves in debian/
+# (make deb builds in a copy under build/deb instead).
 clean:
 	rm -rf $(OUT)
+	rm -rf debian/xdpnet debian/.debhelper debian/tmp debian/files \
+		debian/*.substvars debian/*.debhelper debian/*.debhelper.log \
+		debian/debhelper-build-stamp

@@ -130,6 +130,10 @@ enum xdpnet_bridge_hold {
 	XDPNET_BHOLD_UNKNOWN, /* the host's filters could not be read */
 	XDPNET_BHOLD_PROMISC, /* the bridge device is promiscuous: it passes
 				 every frame it forwards up to the host too */
+	XDPNET_BHOLD_AGEING,  /* ageing too short for the keep-alive: under
+				 XDPNET_REFRESH_DIV intervals of at least
+				 XDPNET_REFRESH_MIN_MS (1.6 s), an active
+				 source's entry could expire between two */
 };
 
 /* The TC stage's filter where it hooks through a clsact qdisc: ingress,

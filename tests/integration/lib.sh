@@ -144,6 +144,10 @@ expect_ge() { # WHAT GOT MIN
 	echo "$1: $2 >= $3 ?"
 	[ "$2" -ge "$3" ] 2>/dev/null
 }
+expect_le() { # WHAT GOT MAX
+	echo "$1: $2 <= $3 ?"
+	[ "$2" -le "$3" ] 2>/dev/null
+}
 
 # ---------------------------------------------------------------- processes
 

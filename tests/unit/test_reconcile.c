@@ -254,11 +254,22 @@ static const struct cfg_case cfg_cases[] = {
 	  XDPNET_BHOLD_NONE, 0, 0, 0 },
 	{ "ageing not a multiple of 16", 1003, 0, 0, 0, 0, 1000, 0, 1, 626,
 	  XDPNET_BHOLD_NONE, 0, 0, 0 },
-	/* never below 100 ms */
-	{ "ageing 0.4 s", 40, 0, 0, 0, 0, 1000, 0, 1, 100, XDPNET_BHOLD_NONE, 0,
+	/* never below 100 ms; an ageing that 16 of those do not fit in
+	 * (1.6 s) bypasses nothing */
+	{ "ageing 1.6 s", 160, 0, 0, 0, 0, 1000, 0, 1, 100, XDPNET_BHOLD_NONE,
+	  0, 0, 0 },
+	{ "ageing 1.59 s", 159, 0, 0, 0, 0, 1000, 0, 0, 100,
+	  XDPNET_BHOLD_AGEING, 0, 0, 0 },
+	{ "ageing 0.4 s", 40, 0, 0, 0, 0, 1000, 0, 0, 100, XDPNET_BHOLD_AGEING,
+	  0, 0, 0 },
+	{ "ageing 0.01 s", 1, 0, 0, 0, 0, 250, 0, 0, 25, XDPNET_BHOLD_AGEING, 0,
 	  0, 0 },
-	{ "ageing 0.01 s", 1, 0, 0, 0, 0, 250, 0, 1, 25, XDPNET_BHOLD_NONE, 0,
-	  0, 0 },
+	{ "ageing 0.1 s, filters", 10, 0, 0, XDPNET_BHOLD_FILTERS, 0, 250, 0, 0,
+	  25, XDPNET_BHOLD_AGEING, 0, 0, 0 },
+	/* STP on: forward delay 2 s (its least) keeps a 10 s ageing's
+	 * bypass */
+	{ "STP on, forward delay 2 s", 1000, 0, 0, 0, 0, 1000, 0, 1, 125,
+	  XDPNET_BHOLD_NONE, 1, 200, 0 },
 	/* hub mode: ageing_time 0 */
 	{ "hub mode", 0, 0, 0, 0, 0, 250, 0, 0, 25, XDPNET_BHOLD_HUB, 0, 0, 0 },
 	/* VLAN filtering: any non-zero value */

@@ -77,12 +77,29 @@ int xn_port_want(const struct xn_link *br, const struct xn_link *l,
  * nowhere) makes the bridge age its entries after forward_delay instead:
  * the shorter of the two, always. (The live datapath also reads the
  * topology change and the delay in use.) */
-static __u32 refresh_j_for(const struct xn_link *br, __u32 hz)
+static __u64 keepalive_age_cs(const struct xn_link *br)
 {
-	__u64 age = br->ageing_time_cs, j, lo, hi;
+	__u64 age = br->ageing_time_cs;
 
 	if (br->br_stp && br->forward_delay_cs < age)
 		age = br->forward_delay_cs;
+	return age;
+}
+
+/* Too short for the keep-alive: XDPNET_REFRESH_DIV intervals of at least
+ * XDPNET_REFRESH_MIN_MS do not fit in it, and an active source's entry
+ * could expire between two keep-alive frames (at 0.1 s and below, it
+ * does: frames flood where the bridge would not flood them). */
+static int ageing_too_short(const struct xn_link *br)
+{
+	return keepalive_age_cs(br) * 10 <
+	       (__u64)XDPNET_REFRESH_MIN_MS * XDPNET_REFRESH_DIV;
+}
+
+static __u32 refresh_j_for(const struct xn_link *br, __u32 hz)
+{
+	__u64 age = keepalive_age_cs(br), j, lo, hi;
+
 	j = age * hz / (100 * XDPNET_REFRESH_DIV);
 	lo = (__u64)hz * XDPNET_REFRESH_MIN_MS / 1000;
 	hi = (__u64)hz * XDPNET_REFRESH_MAX_MS / 1000;
@@ -100,14 +117,16 @@ void xn_cfg_want(const struct xn_link *br, const struct xn_policy *pol,
 				      ? XDPNET_VF_8021AD
 				      : XDPNET_VF_8021Q;
 	out->refresh_j = refresh_j_for(br, cur->hz);
-	/* Hub mode (ageing_time 0: the bridge floods everything) and MST
-	 * (per-VLAN port states) bypass nothing, nor does a promiscuous
+	/* Hub mode (ageing_time 0: the bridge floods everything), an ageing
+	 * too short for the keep-alive and MST (per-VLAN port states)
+	 * bypass nothing, nor does a promiscuous
 	 * bridge (it hands every frame it forwards to the host as well),
 	 * nor do filters that apply between ports. */
-	out->hold = !br->ageing_time_cs ? XDPNET_BHOLD_HUB
-		    : br->mst		? XDPNET_BHOLD_MST
-		    : br->promiscuity	? XDPNET_BHOLD_PROMISC
-		    : pol		? (__u32)pol->bridge_hold
-					: XDPNET_BHOLD_NONE;
+	out->hold = !br->ageing_time_cs	   ? XDPNET_BHOLD_HUB
+		    : ageing_too_short(br) ? XDPNET_BHOLD_AGEING
+		    : br->mst		   ? XDPNET_BHOLD_MST
+		    : br->promiscuity	   ? XDPNET_BHOLD_PROMISC
+		    : pol		   ? (__u32)pol->bridge_hold
+					   : XDPNET_BHOLD_NONE;
 	out->bypass = out->hold == XDPNET_BHOLD_NONE;
 }

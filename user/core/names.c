@@ -128,6 +128,10 @@ static const char *const bholds[][2] = {
 				   "a macvlan or 'ip link set promisc on' on "
 				   "it), so it hands every frame to the host "
 				   "too" },
+	[XDPNET_BHOLD_AGEING] = { "ageing",
+				  "off: ageing_time under 1.6 s, too short "
+				  "for the keep-alive frames to keep active "
+				  "sources in the bridge's FDB" },
 };
 
 const char *xn_bridge_hold_text(__u32 hold)
