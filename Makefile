@@ -215,7 +215,7 @@ check-bpf: $(BPF_TESTS)
 # which the veth one runs), run.sh's own sections, and the suites it used
 # to run one after the other. Longest first: tests/suites.sh starts them
 # in this order.
-SEM_TAP_CASES := flood,vxlan,stp,isolation,moved,locked,learning,static,mtu,gso,ageing,silence,shortage,hub,tc,promisc,tunnel,tcn,vlan,vlanstate,qinq,vlanchange,tcx,tcxegress,xdpfilter
+SEM_TAP_CASES := flood,vxlan,stp,isolation,moved,locked,learning,static,mtu,nfswitch,gso,ageing,silence,shortage,hub,tc,promisc,tunnel,tcn,vlan,vlanstate,qinq,vlanchange,tcx,tcxegress,xdpfilter
 INTEGRATION_SUITES := \
 	'semantics-veth=tests/integration/semantics.sh --kinds veth' \
 	'semantics-tap=SEM_PREFIX=xnr tests/integration/semantics.sh --kinds tap --cases $(SEM_TAP_CASES)' \
@@ -333,7 +333,11 @@ check-quick: deps
 # that has never seen this project: a debootstrap of Debian 12 (cached in
 # /var/cache/xdpnet-fresh), a clean clone of HEAD, /proc, /sys and /dev from
 # the host (tests/fresh/run.sh). Not part of `make check`; run it whenever
-# an install step changed. CHECK_FRESH="demo" or "check" runs one of them.
+# an install step changed. A third step, deb (tests/fresh/deb.sh), builds
+# the Debian package there with `make deb`, installs it, attaches to a
+# bridge of its own, removes, reinstalls, detaches and purges it, and
+# checks that nothing of it is left. CHECK_FRESH="demo", "check" or "deb"
+# runs one of them (it clones HEAD: commit debian/ and tests/ first).
 .PHONY: check-fresh
 check-fresh:
 	scripts/deps.sh debootstrap git
@@ -378,7 +382,7 @@ uninstall:
 # build-essential, lintian) and of debian/control's Build-Depends through
 # scripts/deps.sh (root then). Builds in a copy of the tree under
 # build/deb/xdpnet (the files git tracks or would track, uncommitted
-# changes included; without .git, everything but build/), so the work tree
+# changes included; without .git or git, everything but build/), so the work tree
 # is never touched; the copy has no .git, so this tree's `git describe`
 # goes in as XDPNET_GIT_DESC (debian/rules hands it to GIT_DESC). The
 # package ends up as build/xdpnet_VERSION-REV_ARCH.deb (VERSION is
@@ -401,7 +405,7 @@ deb:
 	fi
 	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/xdpnet
 	@echo "  COPY     $(DEB_DIR)/xdpnet"
-	@set -e; if [ -e .git ]; then \
+	@set -e; if [ -e .git ] && command -v git >/dev/null; then \
 		git ls-files -co --exclude-standard | while IFS= read -r f; do \
 			if [ -e "$$f" ] || [ -L "$$f" ]; then printf '%s\n' "$$f"; fi; \
 		done | tar --no-recursion -cf - -T -; \

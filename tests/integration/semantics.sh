@@ -42,6 +42,8 @@
 #             xdpnet's copy, and frames to it flood; an active one stays
 #   silence   a source silent for 8.5 s of a 10 s ageing time is still
 #             known to the bridge: frames to it never flood
+#   nfswitch  br_netfilter switched on (bridge-nf-call-iptables=1) under a
+#             bypassed flow, FORWARD DROP: from 1 s after, nothing passes
 #   shortage  ageing_time 10 cs and 2 cs, shorter than the keep-alive can
 #             keep: a flow floods no more than on the plain bridge (xdpnet
 #             holds the bridge: nothing bypassed)
@@ -88,7 +90,7 @@ set -u
 . "$HERE/semlib.sh"
 . "$HERE/semshare.sh"
 
-CASES=${SEM_CASES:-flood,vxlan,stp,blocking,isolation,moved,locked,learning,static,mtu,gso,ageing,silence,shortage,hub,tc,promisc,tunnel,tcn,vlan,vlanstate,qinq,vlanchange,tcx,tcxegress,xdpfilter}
+CASES=${SEM_CASES:-flood,vxlan,stp,blocking,isolation,moved,locked,learning,static,mtu,nfswitch,gso,ageing,silence,shortage,hub,tc,promisc,tunnel,tcn,vlan,vlanstate,qinq,vlanchange,tcx,tcxegress,xdpfilter}
 KINDS=${SEM_KINDS:-veth,tap}
 VARIANTS=${SEM_VARIANTS:-}
 FULL=0
@@ -571,6 +573,44 @@ case_silence() { # VARIANT
 	expect_at 21 "1=40" && expect_at 12 "2=210" || st=1
 	show_ctr "$v" "${VPORT[2]}" pass_refresh tc_redirect xdp_redirect
 	ip -n "$SW" link set "$BR" type bridge ageing_time 30000
+	v_detach "$v" || st=1
+	return $st
+}
+
+# br_netfilter switched on under a bypassed flow, with FORWARD set to DROP
+# (what Docker does on a libvirt host: it loads br_netfilter, whose
+# bridge-nf-call-iptables is 1 in every namespace, and drops forwarding).
+# No event tells anybody: the follower reads the sysctls four times a
+# second. The flow's frames sent from 1 s after the switch on reach
+# nobody, as on the bridge, which drops them at once.
+# (HOW bridge: the bridge's own nf_call_iptables option instead, which
+# raises the bridge's RTM_NEWLINK.)
+case_nfswitch() { # VARIANT sysctl|bridge
+	local v=$1 how=$2 st=0 f0=$WORK/nf0.json f1=$WORK/nf1.json
+	br_nf 0 || return 1
+	nsx "$SW" iptables -w -P FORWARD DROP || return 1
+	v_attach "$v" && warm "$v" || { nsx "$SW" iptables -w -P FORWARD ACCEPT; return 1; }
+	m_start || st=1
+	if [ "$how" = sysctl ]; then
+		br_nf 1 || st=1
+	else
+		ip -n "$SW" link set "$BR" type bridge nf_call_iptables 1 || st=1
+	fi
+	echo "+ $how: bridged frames meet iptables from $(date +%T.%N)"
+	# The bound under test: frames sent once it has passed.
+	sleep 1
+	[ "$v" = bridge ] || status_json "$f0"
+	tx 1 2 50 --tag 12 --rate 100 || st=1
+	[ "$v" = bridge ] || status_json "$f1"
+	m_end || st=1
+	expect_at 12 "" || st=1
+	if [ "$v" != bridge ]; then
+		echo "bypass_hold: $(jq -r '.bridges[0].bypass_hold' "$f1")"
+		expect_eq "frames 1->2 bypassed after the switch" "$(redirected "$v" "${VPORT[1]}" "$f0" "$f1")" 0 || st=1
+	fi
+	nsx "$SW" iptables -w -P FORWARD ACCEPT
+	br_nf 0
+	ip -n "$SW" link set "$BR" type bridge nf_call_iptables 0
 	v_detach "$v" || st=1
 	return $st
 }
@@ -1283,6 +1323,14 @@ kind_cases() {
 	want gso && run_case gso "GSO: frames whose segments fit are bypassed, the others take the bridge" "$BEFORE_VARIANTS"
 	want ageing && run_case ageing "ageing 5 s: a silent MAC ages out and floods, an active one stays" "$BEFORE_VARIANTS"
 	want silence && run_case silence "a source silent for 8.5 s of a 10 s ageing is still known: nothing floods" "$BEFORE_VARIANTS"
+	if want nfswitch; then
+		if [ -d /proc/sys/net/bridge ]; then
+			run_case nfswitch "br_netfilter switched on under a bypassed flow, FORWARD DROP: nothing passes from 1 s after" "$AFTER_FOLLOW" sysctl
+			run_case nfswitch "the bridge's nf_call_iptables switched on under a bypassed flow, FORWARD DROP: nothing passes from 1 s after" "$AFTER_FOLLOW" bridge
+		else
+			note "SKIP nfswitch: br_netfilter is not loaded (no /proc/sys/net/bridge)"
+		fi
+	fi
 	want shortage && {
 		run_case shortage "ageing 10 cs set before attach: a flow floods no more than on the bridge" "$BEFORE_VARIANTS" 10 pre
 		run_case shortage "ageing 2 cs set before attach: a flow floods no more than on the bridge" "$BEFORE_VARIANTS" 2 pre

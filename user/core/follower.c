@@ -15,16 +15,19 @@
  *
  * The host's filters (user/policy.c) are read again whenever nftables
  * changes (iptables-nft and ebtables-nft included: NFNLGRP_NFTABLES) or
- * tc does (a qdisc or filter of any device: RTNLGRP_TC),
- * before a port joins the datapath (libvirt instantiates a VM's nwfilter
- * around the time its tap joins the bridge), on SIGHUP and with the
- * backstop; legacy iptables changes raise no event and are seen by the
+ * tc does (a qdisc or filter of any device: RTNLGRP_TC), when the
+ * bridge's own settings change (nf_call_*), when br_netfilter is loaded or
+ * its bridge-nf-call-* sysctls switch (read four times a second: they
+ * raise no event), before a port joins the datapath (libvirt instantiates a
+ * VM's nwfilter around the time its tap joins the bridge), on SIGHUP and with
+ * the backstop; legacy iptables changes raise no event and are seen by the
  * backstop.
  *
  * Logs one line per change on stdout, line-buffered (journald or the log
  * file sees each line as it happens).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -117,8 +120,8 @@ static int on_event(const struct nlmsghdr *nlh, void *arg)
 			if (nlh->nlmsg_type == RTM_DELLINK &&
 			    ifi->ifi_family != AF_BRIDGE)
 				b->gone = 1;
-			else
-				b->full = 1; /* the bridge's settings */
+			else /* the bridge's settings, its nf_call_* too */
+				b->full = b->tc = 1;
 			return 0;
 		}
 		/* A port we have (it may be leaving: IFLA_MASTER absent, or
@@ -338,12 +341,43 @@ static int take_over(struct xn_state *s, struct xn_link *br,
 	return 0;
 }
 
+/*
+ * br_netfilter's switches: loading the module (Docker does, with FORWARD
+ * set to DROP) and writing its bridge-nf-call-* sysctls raise no event
+ * the follower hears, and bridged frames meet the IP hooks from then on.
+ * Read every NF_CHECK_S; a change re-reads the filters. A bit per sysctl
+ * set, and one for the module's absence.
+ */
+#define NF_CHECK_S 0.25
+static unsigned int nf_switches(void)
+{
+	static const char *const which[] = { "iptables", "ip6tables",
+					     "arptables" };
+	unsigned int i, v = 0;
+	char path[64], c;
+	int fd;
+
+	for (i = 0; i < ARRAY_SIZE(which); i++) {
+		snprintf(path, sizeof(path),
+			 "/proc/sys/net/bridge/bridge-nf-call-%s", which[i]);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return 1U << 31;
+		if (read(fd, &c, 1) == 1 && c != '0')
+			v |= 1U << i;
+		close(fd);
+	}
+	return v;
+}
+
 int xn_follow_run(const char *bridge, struct xn_link *br)
 {
 	struct xn_policy pol = {};
 	struct xn_state s;
 	struct batch *b;
 	double next_backstop, next_fdb_check = 0, next_tcx_check = 0;
+	double next_nf_check = 0;
+	unsigned int nf_seen = nf_switches();
 	__u64 full_seen = 0, tcx_seen;
 	int fd, nfd, lk, flk, err = 0;
 	pid_t other;
@@ -415,7 +449,7 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 					 { .fd = nfd, .events = POLLIN } };
 		int rd = 0, filters = 0;
 
-		poll(pfd, nfd >= 0 ? 2 : 1, 1000);
+		poll(pfd, nfd >= 0 ? 2 : 1, (int)(NF_CHECK_S * 1000));
 		memset(b, 0, sizeof(*b));
 		b->bridge = br->ifindex;
 		b->port_idx = s.fd[XM_PORT_IDX];
@@ -441,6 +475,20 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 			xn_dump_orphan_off(bridge, s.fd[XM_DUMP]);
 			if (xn_tcx_fingerprint(&s) != tcx_seen) {
 				b->full = 1;
+				filters = 1;
+			}
+		}
+		if (xn_mono_s() >= next_nf_check) {
+			unsigned int nf = nf_switches();
+
+			next_nf_check = xn_mono_s() + NF_CHECK_S;
+			if (nf != nf_seen) {
+				xn_info("xdpnet: %s: br_netfilter %s; reading "
+					"the filters again",
+					bridge,
+					nf & 1U << 31 ? "unloaded"
+						      : "switched on or off");
+				nf_seen = nf;
 				filters = 1;
 			}
 		}
