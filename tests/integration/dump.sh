@@ -242,6 +242,27 @@ killed_dump() {
 	wait_until 10 is_off
 }
 
+# A running dump (and one waiting for -c frames) across a detach: it ends
+# within 2 s, exit 7, one line; the file it wrote is still readable.
+detached_dump() {
+	local rc i lines
+	dump_start "$WORK/d.pcapng" -c 1000 || return 1
+	xn detach "$BR" || return 1
+	for ((i = 0; i < 40; i++)); do kill -0 "$DUMP_PID" 2>/dev/null || break; sleep 0.05; done
+	if kill -0 "$DUMP_PID" 2>/dev/null; then
+		echo "FAIL: the dump still runs 2 s after the detach"
+		return 1
+	fi
+	wait "$DUMP_PID"
+	rc=$?
+	untrack "$DUMP_PID"
+	cat "$WORK/d.pcapng.err"
+	lines=$(wc -l <"$WORK/d.pcapng.err")
+	expect_eq "dump's exit" "$rc" 7 || return 1
+	expect_eq "lines on stderr" "$lines" 1 || return 1
+	tcpdump -r "$WORK/d.pcapng" -nn >/dev/null || { echo "FAIL: tcpdump cannot read what it wrote"; return 1; }
+}
+
 # ------------------------------------------------------------- --cost
 
 # tc_runs: "calls ns" of the TC program the ports run now.
@@ -307,5 +328,5 @@ check "dump: --path bridge --port -c 1 -s 20: a broadcast ARP, pass_mcast" bridg
 check "dump: a second dump of the bridge is refused (8)" second_dump
 check "dump: a full ring loses records, never frames, and says how many" full_ring
 check "dump: killed with -9: the follower switches the copy off" killed_dump
-check "dump: detach" xn detach "$BR"
+check "dump: a running dump ends when the bridge is detached (7, one line)" detached_dump
 finish

@@ -91,14 +91,39 @@ int xn_dump_ready(const char *bridge)
 	return err;
 }
 
+/* The map id of an fd, 0 when it cannot be read. */
+static __u32 map_id(int fd)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	return fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len) ? info.id
+								   : 0;
+}
+
+/* Is the ring this dump reads (id) still the bridge's? A detach removes
+ * the pins (the dump's own descriptors keep the maps alive, silent), an
+ * attach after it pins new ones. */
+static int still_attached(const char *bridge, __u32 id)
+{
+	int fd = xn_pin_get(bridge, xn_map_pin(XM_DUMP_RB));
+	__u32 now = map_id(fd);
+
+	if (fd >= 0)
+		close(fd);
+	return now && now == id;
+}
+
 int xn_dump_run(const char *bridge, const struct xn_dump_opts *o, xn_dump_cb cb,
 		void *arg, __u64 *lost)
 {
 	struct reader rd = { .cb = cb, .arg = arg };
 	struct ring_buffer *rb = NULL;
 	__u64 lost0 = 0, lost1 = 0;
+	double next_check;
 	struct xn_state s;
-	int lk, err;
+	int lk, err, detached = 0;
+	__u32 rb_id;
 
 	*lost = 0;
 	err = open_state(bridge, &s);
@@ -128,6 +153,8 @@ int xn_dump_run(const char *bridge, const struct xn_dump_opts *o, xn_dump_cb cb,
 		       strerror(-err));
 		goto out;
 	}
+	rb_id = map_id(s.fd[XM_DUMP_RB]);
+	next_check = xn_mono_s() + 0.5;
 	while (!rd.done && !(o->stop && *o->stop)) {
 		err = ring_buffer__poll(rb, 100);
 		if (err < 0 && err != -EINTR) {
@@ -136,17 +163,27 @@ int xn_dump_run(const char *bridge, const struct xn_dump_opts *o, xn_dump_cb cb,
 			break;
 		}
 		err = 0;
+		if (xn_mono_s() >= next_check) {
+			next_check = xn_mono_s() + 0.5;
+			if (!still_attached(bridge, rb_id)) {
+				ring_buffer__consume(rb);
+				xn_err("%s was detached: the dump ends",
+				       bridge);
+				detached = 1;
+				break;
+			}
+		}
 	}
 	ctl_set(&s, NULL, 0, &lost1);
 	/* What was in flight as it went off. */
-	if (!rd.done)
+	if (!rd.done && !detached)
 		ring_buffer__consume(rb);
 	*lost = lost1 - lost0;
 out:
 	ring_buffer__free(rb);
 	xn_unlock(lk);
 	xn_state_close(&s);
-	return err ? XN_ERR : XN_OK;
+	return detached ? XN_ENOTATTACHED : err ? XN_ERR : XN_OK;
 }
 
 void xn_dump_orphan_off(const char *bridge, int fd)
