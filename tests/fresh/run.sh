@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
 # make check-fresh: the README's two commands, `make demo` and `make check`,
-# each in a root that has never seen this project (root; not part of
-# `make check`).
+# each in a root that has never seen this project, and the Debian package
+# (deb: tests/fresh/deb.sh builds it with `make deb`, installs, attaches,
+# removes, purges) (root; not part of `make check`).
 #
 # A debootstrap of Debian 12 (bookworm, minbase, plus make: the README's
 # commands start with it) is made once and cached as a tarball in
@@ -19,8 +20,8 @@
 # are private, so a bpffs or tracefs mounted inside stays inside and goes
 # with it.
 #
-# Usage: tests/fresh/run.sh [demo] [check] [base]  (demo and check, in
-# that order, by default; base only makes the cached base root). XNF_CACHE moves the cache, XNF_KEEP=1 keeps each root for a
+# Usage: tests/fresh/run.sh [demo] [check] [deb] [base]  (demo, check and
+# deb, in that order, by default; base only makes the cached base root). XNF_CACHE moves the cache, XNF_KEEP=1 keeps each root for a
 # look afterwards (under /var/tmp/xnfresh.*; remove it by hand).
 # Prints one line per command with its wall time, the log's last lines on
 # failure, and a closing "N passed, N failed" line (one per command).
@@ -32,12 +33,12 @@ CACHE=${XNF_CACHE:-/var/cache/xdpnet-fresh}
 SUITE=bookworm
 BASE=$CACHE/$SUITE-minbase.tar
 CMDS=("$@")
-[ ${#CMDS[@]} -gt 0 ] || CMDS=(demo check)
+[ ${#CMDS[@]} -gt 0 ] || CMDS=(demo check deb)
 for c in "${CMDS[@]}"; do
 	case $c in
-	demo | check | base) ;;
+	demo | check | deb | base) ;;
 	*)
-		echo "tests/fresh/run.sh: unknown command '$c' (demo, check, base)" >&2
+		echo "tests/fresh/run.sh: unknown command '$c' (demo, check, deb, base)" >&2
 		exit 2
 		;;
 	esac
@@ -101,8 +102,12 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 pass=0 fail=0
-run_one() { # demo|check
-	local cmd=$1 top t0 rc secs log head
+run_one() { # demo|check|deb
+	local cmd=$1 top t0 rc secs log head what
+	# deb: the package's own test (make deb, install, attach, remove,
+	# purge), not a make target.
+	what="make $cmd"
+	[ "$cmd" = deb ] && what=tests/fresh/deb.sh
 	top=$(mktemp -d /var/tmp/xnfresh.XXXXXX)
 	R=$top/root
 	mkdir -p "$R"
@@ -126,20 +131,20 @@ run_one() { # demo|check
 	mount -t tmpfs -o mode=0755 tmpfs "$R/run"
 	mkdir -p "$R/run/lock"
 	log=$top/$cmd.log
-	echo "# fresh root $R: make $cmd on $head (log: $log)"
+	echo "# fresh root $R: $what on $head (log: $log)"
 	t0=$(date +%s)
 	env -i HOME=/root TERM=dumb LANG=C.UTF-8 CI=true \
 		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-		chroot "$R" /bin/bash -c "cd /root/xdpnet && make $cmd" </dev/null >"$log" 2>&1 &
+		chroot "$R" /bin/bash -c "cd /root/xdpnet && $what" </dev/null >"$log" 2>&1 &
 	# In the background, so that a signal reaches our trap at once.
 	wait $!
 	rc=$?
 	secs=$(($(date +%s) - t0))
 	if [ "$rc" = 0 ]; then
-		echo "ok - make $cmd in a fresh root ($secs s)"
+		echo "ok - $what in a fresh root ($secs s)"
 		pass=$((pass + 1))
 	else
-		echo "not ok - make $cmd in a fresh root: exit $rc after $secs s; its last lines:"
+		echo "not ok - $what in a fresh root: exit $rc after $secs s; its last lines:"
 		tail -n 30 "$log" | sed 's/^/#   /'
 		fail=$((fail + 1))
 	fi
