@@ -85,7 +85,10 @@ static int run(char *const argv[])
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-static int wait_alive(const char *bridge, pid_t child, int secs)
+/* Until the follower of bridge runs: 0; what child (a child of ours)
+ * exited with, or XN_ERR once daemon (a process not ours) is gone or secs
+ * have passed. */
+static int wait_alive(const char *bridge, pid_t child, pid_t daemon, int secs)
 {
 	struct timespec d = { 0, 10 * 1000 * 1000 };
 	pid_t pid;
@@ -98,6 +101,8 @@ static int wait_alive(const char *bridge, pid_t child, int secs)
 			return WIFEXITED(st) && WEXITSTATUS(st)
 				       ? WEXITSTATUS(st)
 				       : XN_ERR;
+		if (daemon > 0 && kill(daemon, 0) && errno == ESRCH)
+			return xn_follower_alive(bridge, &pid) ? 0 : XN_ERR;
 		nanosleep(&d, NULL);
 	}
 	return XN_ERR;
@@ -106,14 +111,19 @@ static int wait_alive(const char *bridge, pid_t child, int secs)
 static int start_daemon(const char *bridge)
 {
 	char log[256], verbose[8] = "-v";
-	pid_t pid;
-	int err;
+	pid_t pid, daemon = 0;
+	int err, p[2];
 
-	if (xn_run_path(log, sizeof(log), bridge, XN_RUN_LOG))
+	if (xn_run_path(log, sizeof(log), bridge, XN_RUN_LOG) || pipe(p))
 		return XN_ERR;
+	fcntl(p[0], F_SETFD, FD_CLOEXEC);
+	fcntl(p[1], F_SETFD, FD_CLOEXEC);
 	pid = fork();
-	if (pid < 0)
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
 		return XN_ERR;
+	}
 	if (!pid) {
 		char *argv[] = { "xdpnet", "follow", (char *)bridge,
 				 xn_verbose ? verbose : NULL, NULL };
@@ -128,18 +138,30 @@ static int start_daemon(const char *bridge)
 			dup2(out, 2);
 		}
 		/* Nothing of the caller's (pipes of a test harness, say)
-		 * may stay open in the daemon. */
+		 * may stay open in the daemon (p[1] closes on exec). */
 		for (out = 3; out < 1024; out++)
-			close(out);
-		/* A second fork: the daemon is nobody's child. */
-		if (fork())
+			if (out != p[1])
+				close(out);
+		/* A second fork: the daemon is nobody's child. Its pid goes
+		 * back to the caller, which can tell it died. */
+		pid = fork();
+		if (pid) {
+			if (write(p[1], &pid, sizeof(pid)) != sizeof(pid))
+				_exit(1);
 			_exit(0);
+		}
 		execv("/proc/self/exe", argv);
 		_exit(127);
 	}
+	close(p[1]);
 	err = waitpid(pid, NULL, 0) < 0 ? XN_ERR : 0;
+	if (read(p[0], &daemon, sizeof(daemon)) != sizeof(daemon))
+		daemon = 0;
+	close(p[0]);
+	/* A loaded host may take seconds to start it: wait while it lives,
+	 * 60 s at most. */
 	if (!err)
-		err = wait_alive(bridge, -1, 5);
+		err = wait_alive(bridge, -1, daemon, 60);
 	if (err)
 		xn_err("the follower did not start; see %s", log);
 	return err;
