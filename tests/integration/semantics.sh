@@ -38,7 +38,7 @@
 #   gso       TCP with offloads on: GSO frames whose segments fit the egress
 #             MTU are bypassed, the others left to the bridge (which
 #             forwards GSO frames whatever their segments)
-#   ageing    ageing_time 5 s: a silent source ages out of the bridge and of
+#   ageing    ageing_time 2.5 s: a silent source ages out of the bridge and of
 #             xdpnet's copy, and frames to it flood; an active one stays
 #   silence   a source silent for 8.5 s of a 10 s ageing time is still
 #             known to the bridge: frames to it never flood
@@ -497,12 +497,12 @@ fdb_has() {
 # active source stays (the bypass keeps the bridge's entry alive).
 case_ageing() { # VARIANT
 	local v=$1 st=0 i t0 gone_br= gone_xn= miss=0 pids=()
-	ip -n "$SW" link set "$BR" type bridge ageing_time 500 || return 1
+	ip -n "$SW" link set "$BR" type bridge ageing_time 250 || return 1
 	v_attach "$v" || return 1
 	learn_all || return 1
 	tx 1 2 5 --tag 912 || st=1
 	t0=$(date +%s.%N)
-	echo "stand-in 2 silent; ageing_time 5 s"
+	echo "stand-in 2 silent; ageing_time 2.5 s"
 	for i in $(seq 75); do
 		if [ -z "$gone_br" ] && ! fdb_has bridge "${VMAC[2]}"; then gone_br=$(echo "$(date +%s.%N) - $t0" | bc); fi
 		if [ "$v" != bridge ] && [ -z "$gone_xn" ] && ! fdb_has xdpnet "${VMAC[2]}"; then
@@ -524,12 +524,12 @@ case_ageing() { # VARIANT
 	expect_at 12 "2=$N 3=$N 4=$N" || st=1
 	show_ctr "$v" "${VPORT[1]}" pass_unknown tc_redirect xdp_redirect
 
-	echo "keep-alive: stand-in 2 sends to 1 for 8 s (50/s), 1 sends to 2 (20/s)"
+	echo "keep-alive: stand-in 2 sends to 1 for 4 s (50/s), 1 sends to 2 (20/s)"
 	learn_all || st=1
 	m_start || return 1
-	nsx "${VNS[2]}" "$FR" send eth0 --dst "${VMAC[1]}" --src "${VMAC[2]}" --count 400 --rate 50 --tag 21 >/dev/null &
+	nsx "${VNS[2]}" "$FR" send eth0 --dst "${VMAC[1]}" --src "${VMAC[2]}" --count 200 --rate 50 --tag 21 >/dev/null &
 	pids+=($!)
-	nsx "${VNS[1]}" "$FR" send eth0 --dst "${VMAC[2]}" --src "${VMAC[1]}" --count 160 --rate 20 --tag 12 >/dev/null &
+	nsx "${VNS[1]}" "$FR" send eth0 --dst "${VMAC[2]}" --src "${VMAC[1]}" --count 80 --rate 20 --tag 12 >/dev/null &
 	pids+=($!)
 	for i in "${pids[@]}"; do track "$i"; done
 	while kill -0 "${pids[0]}" 2>/dev/null; do
@@ -539,7 +539,7 @@ case_ageing() { # VARIANT
 	for i in "${pids[@]}"; do wait "$i"; untrack "$i"; done
 	m_end || st=1
 	[ "$miss" = 0 ] || { echo "FAIL: the bridge forgot an active source"; st=1; }
-	expect_at 21 "1=400" && expect_at 12 "2=160" || st=1
+	expect_at 21 "1=200" && expect_at 12 "2=80" || st=1
 	show_ctr "$v" "${VPORT[2]}" pass_refresh tc_redirect xdp_redirect
 	ip -n "$SW" link set "$BR" type bridge ageing_time 30000
 	v_detach "$v" || st=1
@@ -1321,7 +1321,7 @@ kind_cases() {
 		fi
 	}
 	want gso && run_case gso "GSO: frames whose segments fit are bypassed, the others take the bridge" "$BEFORE_VARIANTS"
-	want ageing && run_case ageing "ageing 5 s: a silent MAC ages out and floods, an active one stays" "$BEFORE_VARIANTS"
+	want ageing && run_case ageing "ageing 2.5 s: a silent MAC ages out and floods, an active one stays" "$BEFORE_VARIANTS"
 	want silence && run_case silence "a source silent for 8.5 s of a 10 s ageing is still known: nothing floods" "$BEFORE_VARIANTS"
 	if want nfswitch; then
 		if [ -d /proc/sys/net/bridge ]; then
