@@ -404,7 +404,8 @@ xf_lock() {
 xf_unlock() {
 	[ "${XF_LOCKED:-0}" = 1 ] || return 0
 	[ "$(cat "$XF_LOCK/pid" 2>/dev/null)" = $$ ] && rm -rf "$XF_LOCK"
-	XF_LOCKED=0
+	# What this suite put in place is gone with it: the next holder's.
+	XF_LOCKED=0 XF_OURS=0 XF_MKDIR=0
 }
 
 # Namespaces (of this suite's prefix: the part of $SW before its first

@@ -156,11 +156,23 @@ xf() { sw_nsenter xdp-filter "$@"; }
 xf_put() { xf load -m native "${VPORT[1]}" && xf ip "$XF_DENY" -m dst; }
 # xf_clear: xdp-filter off stand-in 1's port; its pins go with the last
 # interface (they are global: preflight makes sure nobody else used it).
+# What the kernel says (not libxdp, whose view of a port may be another
+# namespace's port of the same ifindex while another suite runs beside
+# this one): unloaded until xdp-filter's program is off the port.
+xf_on_port() { ip -n "$SW" -d link show dev "${VPORT[1]}" 2>/dev/null | grep -q " name xdpfilt_"; }
 xf_clear() {
-	[ -n "${VPORT[1]:-}" ] && [ -e "/run/netns/$SW" ] &&
-		xf status 2>/dev/null | grep -q "^  ${VPORT[1]} " &&
-		xf unload "${VPORT[1]}" >/dev/null 2>&1
-	# What a refused load leaves (its maps), once no interface has it.
+	local i
+	if [ -n "${VPORT[1]:-}" ] && [ -e "/run/netns/$SW" ]; then
+		for ((i = 0; i < 20; i++)); do
+			xf_on_port || break
+			xf unload "${VPORT[1]}" >/dev/null 2>&1 || sleep 0.1
+		done
+		xf_on_port && echo "xf_clear: xdp-filter still on ${VPORT[1]}: $(xf unload "${VPORT[1]}" 2>&1 | tail -n 1)"
+	fi
+	# What a refused load leaves (its maps), once no interface has it:
+	# only while this suite holds xdp-filter's lock (q_reset calls this
+	# after every case; another suite may be using xdp-filter then).
+	[ "${XF_LOCKED:-0}" = 1 ] || return 0
 	[ "${XF_OURS:-0}" = 1 ] && ! xf status 2>/dev/null | grep -q "(native mode)" &&
 		rm -rf /sys/fs/bpf/xdp-filter
 	[ "${XF_MKDIR:-0}" = 1 ] && rmdir /sys/fs/bpf/xdp 2>/dev/null
