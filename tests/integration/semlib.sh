@@ -160,11 +160,13 @@ learn_all() {
 declare -A C_PID M
 C_IDS=()
 
+# (--timeout: only a net for a counter nobody fences; a case on a loaded
+# host ran past 30 s, and its counters had gone before the fence came.)
 cnt_start() { # ID NS DEV FENCE_DEV [args]
 	local id=$1 ns=$2 dev=$3 fdev=$4 pid
 	shift 4
 	: >"$WORK/cnt.$id"
-	ip netns exec "$ns" "$FR" count "$dev" --fence "$FENCE" --timeout 30 "$@" \
+	ip netns exec "$ns" "$FR" count "$dev" --fence "$FENCE" --timeout 300 "$@" \
 		>"$WORK/cnt.$id" 2>&1 &
 	pid=$!
 	track "$pid"
