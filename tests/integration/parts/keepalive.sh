@@ -50,14 +50,16 @@ keepalive() { # LABEL MODE
 			fi
 		fi
 	done
+	echo "sampling ended at $(date +%T.%N); ageing_time now: $(ip -n "$SW" -d link show "$BR" | grep -o 'ageing_time [0-9]*')"
 	for t in "${pids[@]}"; do wait "$t"; untrack "$t"; done
+	echo "pings ended at $(date +%T.%N)"
 	for i in 1 2 3; do for j in 1 2 3; do
 		[ $i = $j ] && continue
 		grep -E 'packets transmitted' "$WORK/ka-ping-$i$j" | sed "s/^/ping $i->$j: /"
 		grep -qE ' 0% packet loss| [1-4]% packet loss' "$WORK/ka-ping-$i$j" || { echo "FAIL: ping $i->$j lost > 4%"; st=1; }
 	done; done
 	bridge -n "$SW" -s fdb show br "$BR" | grep -i '02:99:'
-	ka_fdb_ok || miss=1
+	ka_fdb_ok || { miss=1; echo "the bridge's FDB at $(date +%T.%N):"; bridge -n "$SW" -s fdb show br "$BR"; }
 	[ "$miss" = 0 ] || { echo "FAIL: the bridge forgot a guest while the bypass carried its traffic"; st=1; }
 	status_json "$f1"
 	ms1=$(date +%s%3N)
