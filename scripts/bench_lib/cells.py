@@ -208,7 +208,11 @@ def run_fwd64(topo, ep, item, duration, direct):
     }
     m = fwd_compute(d)
     m["dropped_at_receiver"] = b["txdrop"] - a["txdrop"]
+    # Where the kernel refuses live frames, xnb_pktgen sends through an
+    # AF_PACKET socket: the switch path then runs in the sender's context,
+    # not in the port's NAPI thread, and switch_ns does not see it.
     return m, {"argv": argv, "stdout": cp.stdout, "deltas": d,
+               "generator": gen.get("generator", "live_frames"),
                "napi_pids": napi, "source_port": src_port,
                "pinned": {"napi": cpus[-1], "generator": cpus[0],
                           "receiver": cpus[0]} if pinned else None,

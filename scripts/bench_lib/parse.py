@@ -205,6 +205,8 @@ def parse_pktgen(text):
            "pps": float(d["pps"]), "errors": int(d.get("errors", 0))}
     if d.get("cpu_ns") is not None:
         out["cpu_ns"] = float(d["cpu_ns"])  # --tap: the generator's CPU
+    if d.get("generator"):
+        out["generator"] = d["generator"]  # live_frames or af_packet
     return out
 
 

@@ -30,6 +30,7 @@
 #include <getopt.h>
 #include <linux/if_ether.h>
 #include <linux/if_link.h>
+#include <linux/if_packet.h>
 #include <linux/ip.h>
 #include <linux/udp.h>
 #include <net/if.h>
@@ -214,6 +215,67 @@ static int run_tap(const char *tap, const unsigned char *frame, size_t len,
 	       "\"cpu_ns\":%.0f,\"errors\":%llu}\n",
 	       tap, size, sent, elapsed, elapsed > 0 ? sent / elapsed : 0,
 	       (cpu_s() - c0) * 1e9, errors);
+	close(fd);
+	return sent ? 0 : 1;
+}
+
+/*
+ * --dev where the kernel refuses live frames (a kernel build can: EPERM on
+ * a 6.18 build here): the same frames through an AF_PACKET socket bound to
+ * the device, 64 per sendmmsg(). Slower, and the sender's own CPU, but the
+ * frames arrive as they would: on a veth, in the peer's receive path.
+ */
+static int run_packet(const char *dev, int ifindex, const unsigned char *frame,
+		      size_t len, long size, double rate, double duration)
+{
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET,
+				   .sll_ifindex = ifindex,
+				   .sll_halen = ETH_ALEN };
+	unsigned long long sent = 0, errors = 0, calls = 0;
+	struct mmsghdr msg[64];
+	struct iovec iov;
+	double t0, t;
+	int fd, i, n;
+
+	fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		die("AF_PACKET socket: %s", strerror(errno));
+	memcpy(sll.sll_addr, frame, ETH_ALEN);
+	if (bind(fd, (struct sockaddr *)&sll, sizeof(sll)))
+		die("%s: bind: %s", dev, strerror(errno));
+	iov.iov_base = (void *)frame;
+	iov.iov_len = len;
+	memset(msg, 0, sizeof(msg));
+	for (i = 0; i < 64; i++) {
+		msg[i].msg_hdr.msg_iov = &iov;
+		msg[i].msg_hdr.msg_iovlen = 1;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	t0 = now_s();
+	while (!stop && (t = now_s()) - t0 < duration) {
+		if (rate > 0 && t0 + sent / rate > t) {
+			struct timespec ts = { 0, 200 * 1000 };
+
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		n = sendmmsg(fd, msg, 64, 0);
+		calls++;
+		if (n > 0) {
+			sent += n;
+		} else if (errors++ == 0 && errno != ENOBUFS &&
+			   errno != EAGAIN) {
+			fprintf(stderr, "xnb_pktgen: %s: sendmmsg: %s\n", dev,
+				strerror(errno));
+		}
+	}
+	t = now_s() - t0;
+	printf("{\"tool\":\"xnb_pktgen\",\"dev\":\"%s\",\"frame_bytes\":%ld,"
+	       "\"rate_target_pps\":%.0f,\"frames\":%llu,\"elapsed_s\":%.6f,"
+	       "\"pps\":%.1f,\"calls\":%llu,\"errors\":%llu,"
+	       "\"generator\":\"af_packet\"}\n",
+	       dev, size, rate, sent, t, t > 0 ? sent / t : 0, calls, errors);
 	close(fd);
 	return sent ? 0 : 1;
 }
@@ -405,6 +467,18 @@ int main(int argc, char **argv)
 			if (errors == 1)
 				fprintf(stderr, "xnb_pktgen: test_run: %s\n",
 					strerror(errno));
+			if (!sent && (errno == EINVAL || errno == EPERM ||
+				      errno == EOPNOTSUPP)) {
+				fprintf(stderr,
+					"xnb_pktgen: the kernel refuses live "
+					"frames (%s): an AF_PACKET socket "
+					"sends them instead\n",
+					strerror(errno));
+				xnb_pktgen_bpf__destroy(skel);
+				return run_packet(dev, ctx.ingress_ifindex,
+						  frame, len, size, rate,
+						  duration - (now_s() - t0));
+			}
 			if (errno == EINVAL || errno == EPERM ||
 			    errno == EOPNOTSUPP || errno == ENODEV)
 				die("BPF_PROG_TEST_RUN (live frames) refused: "
@@ -419,7 +493,8 @@ int main(int argc, char **argv)
 	elapsed = now_s() - t0;
 	printf("{\"tool\":\"xnb_pktgen\",\"dev\":\"%s\",\"frame_bytes\":%ld,"
 	       "\"rate_target_pps\":%.0f,\"frames\":%llu,\"elapsed_s\":%.6f,"
-	       "\"pps\":%.1f,\"calls\":%llu,\"errors\":%llu}\n",
+	       "\"pps\":%.1f,\"calls\":%llu,\"errors\":%llu,"
+	       "\"generator\":\"live_frames\"}\n",
 	       dev, size, rate, sent, elapsed, elapsed > 0 ? sent / elapsed : 0,
 	       calls, errors);
 	xnb_pktgen_bpf__destroy(skel);

@@ -144,6 +144,11 @@ class Tools(unittest.TestCase):
         m = parse.parse_pktgen("noise\n" + sample("pktgen.json"))
         self.assertEqual(m["frames"], 3691979)
         self.assertAlmostEqual(m["pps"], 1218846.4)
+        self.assertNotIn("generator", m)  # an older xnb_pktgen's line
+        m = parse.parse_pktgen('{"tool":"xnb_pktgen","frames":5,'
+                               '"elapsed_s":1,"pps":5,'
+                               '"generator":"af_packet"}\n')
+        self.assertEqual(m["generator"], "af_packet")
 
     def test_tapsink(self):
         m = parse.parse_tapsink('READY\n{"tool":"xnb_tapsink","tap":"x",'
