@@ -218,8 +218,8 @@ check-bpf: $(BPF_TESTS)
 SEM_TAP_CASES := flood,vxlan,stp,isolation,moved,locked,learning,static,mtu,nfswitch,gso,ageing,silence,shortage,hub,tc,promisc,tunnel,tcn,vlan,vlanstate,qinq,vlanchange,tcx,tcxegress,xdpfilter
 INTEGRATION_SUITES := \
 	'semantics-veth=tests/integration/semantics.sh --kinds veth' \
-	'semantics-tap=SEM_PREFIX=xnr tests/integration/semantics.sh --kinds tap --cases $(SEM_TAP_CASES)' \
 	'integration=tests/integration/run.sh --only errors,veth,tap,clsact,rollback' \
+	'semantics-tap=SEM_PREFIX=xnr tests/integration/semantics.sh --kinds tap --cases $(SEM_TAP_CASES)' \
 	'crash=tests/integration/crash.sh' \
 	'upgrade=tests/integration/upgrade.sh' \
 	'prometheus=tests/integration/prometheus.sh' \

@@ -269,7 +269,7 @@ say "booted in $((SECONDS - START)) s"
 # on (XNK_SPEED_REF_MS for that work there), never shrinks.
 for _ in $(seq 300); do [ -s "$W/out/speed" ] && break; sleep 0.1; done
 SPEED_MS=$(cat "$W/out/speed" 2>/dev/null)
-REF_MS=${XNK_SPEED_REF_MS:-1000}
+REF_MS=${XNK_SPEED_REF_MS:-310}
 if [[ $SPEED_MS =~ ^[0-9]+$ ]] && [ "$SPEED_MS" -gt "$REF_MS" ]; then
 	TIMEOUT=$((TIMEOUT * SPEED_MS / REF_MS))
 fi

@@ -45,7 +45,7 @@
 # transcripts, QEMU's messages and the counters are kept on failure.
 #
 # Environment:
-#   XNV_SPEED_REF_MS=1000     the guest's reference work (timed at boot) on the
+#   XNV_SPEED_REF_MS=520      the guest's reference work (timed at boot) on the
 #                             machine the limits were set on; a slower guest
 #                             gets proportionally longer limits
 #   XNV_ACCEL=auto|kvm|tcg    accelerator (default auto)
@@ -330,7 +330,7 @@ ctl_line() {
 # work there), never shrink. SLOW: that factor in percent.
 SPEED_MS=
 SLOW=100
-XNV_SPEED_REF_MS=${XNV_SPEED_REF_MS:-1000}
+XNV_SPEED_REF_MS=${XNV_SPEED_REF_MS:-520}
 guest_speed() { # MS
 	[[ $1 =~ ^[0-9]+$ ]] || return 0
 	SPEED_MS=$1
