@@ -45,8 +45,7 @@
 #   nfswitch  br_netfilter switched on (bridge-nf-call-iptables=1) under a
 #             bypassed flow, FORWARD DROP: from 1 s after, nothing passes
 #   shortage  ageing_time 10 cs and 2 cs, shorter than the keep-alive can
-#             keep: a flow floods no more than on the plain bridge (xdpnet
-#             holds the bridge: nothing bypassed)
+#             keep: xdpnet holds the bridge, nothing of a flow is bypassed
 #   hub       ageing_time 0: every frame floods, nothing is bypassed
 #   tc        tc on the ports: a filter dropping at one port's ingress, a
 #             qdisc and a filter dropping at two ports' egress: nothing
@@ -617,18 +616,15 @@ case_nfswitch() { # VARIANT sysctl|bridge
 
 # An ageing time the keep-alive cannot keep up with (10 cs and 2 cs, set
 # before or after attach): a flow between stand-ins 1 and 2, each way
-# faster than the ageing (10 cs: 20 frames a second; 2 cs: 200), so that
-# the plain bridge, which refreshes both entries with every frame, floods
-# a few of them at most to 3 and 4. Through xdpnet the flow must flood no
-# more than on the plain bridge (its count, from the case's bridge run, +
-# 20 and a half: timing on a loaded host; without the hold xdpnet flooded
-# 64-72 where the bridge flooded 6-14): keep-alive frames 100 ms apart would let the entries
-# expire in between, so xdpnet bypasses nothing there (bypass_hold
-# "ageing").
+# faster than the ageing (10 cs: 20 frames a second; 2 cs: 200). Keep-alive
+# frames 100 ms apart would let the entries expire in between, and frames
+# flood where the bridge would not flood them; so xdpnet holds the bridge
+# (bypass_hold "ageing") and bypasses none of the flow: where every frame
+# goes is the bridge's decision. The flooded frames are printed for both.
 declare -A SHORT_BASE
 bypass_hold_is() { [ "$(xn status "$BR" --json | jq -r '.bridges[0].bypass_hold')" = "$1" ]; }
 case_shortage() { # VARIANT CS pre|post
-	local v=$1 cs=$2 when=$3 st=0 i n rate pids=() f0=$WORK/sh0.json f1=$WORK/sh1.json flood=0 base max
+	local v=$1 cs=$2 when=$3 st=0 i n rate pids=() f0=$WORK/sh0.json f1=$WORK/sh1.json flood=0
 	rate=$((cs >= 10 ? 20 : 200)) n=$((cs >= 10 ? 100 : 200))
 	if [ "$when" = pre ]; then
 		ip -n "$SW" link set "$BR" type bridge ageing_time "$cs" || return 1
@@ -657,13 +653,17 @@ case_shortage() { # VARIANT CS pre|post
 		SHORT_BASE[$cs]=$flood
 		echo "the plain bridge flooded $flood frames of the flow to stand-ins 3 and 4"
 	else
-		base=${SHORT_BASE[$cs]:-8}
-		max=$((base + 20 + base / 2))
-		expect_le "frames of the flow flooded to stand-ins 3 and 4 (bridge: $base)" "$flood" "$max" || st=1
+		# The verdict: xdpnet bypassed none of it, so where every frame
+		# went was the bridge's decision. (How many the bridge floods
+		# at 2 cs depends on the host's load: 8 in one run, 46 in the
+		# next with xdpnet holding. Without the hold xdpnet flooded
+		# 64-72 where the bridge flooded 6-14, and bypassed 44-164.)
+		echo "frames of the flow flooded to stand-ins 3 and 4: $flood (the plain bridge: ${SHORT_BASE[$cs]:-?})"
 		status_json "$f1"
-		echo "bypass_hold: $(jq -r '.bridges[0].bypass_hold' "$f1")"
+		expect_eq "bypass_hold" "$(jq -r '.bridges[0].bypass_hold' "$f1")" ageing || st=1
 		if ! v_nf "$v" || [ "$when" = pre ]; then
 			expect_eq "frames 1->2 bypassed" "$(redirected "$v" "${VPORT[1]}" "$f0" "$f1")" 0 || st=1
+			expect_eq "frames 2->1 bypassed" "$(redirected "$v" "${VPORT[2]}" "$f0" "$f1")" 0 || st=1
 		fi
 	fi
 	ip -n "$SW" link set "$BR" type bridge ageing_time 30000
@@ -1335,9 +1335,9 @@ kind_cases() {
 		fi
 	fi
 	want shortage && {
-		run_case shortage "ageing 10 cs set before attach: a flow floods no more than on the bridge" "$BEFORE_VARIANTS" 10 pre
-		run_case shortage "ageing 2 cs set before attach: a flow floods no more than on the bridge" "$BEFORE_VARIANTS" 2 pre
-		NOBASE=1 run_case shortage "ageing 10 cs set after attach: a flow floods no more than on the bridge" "$AFTER_FOLLOW" 10 post
+		run_case shortage "ageing 10 cs set before attach: the bridge decides every frame (nothing bypassed)" "$BEFORE_VARIANTS" 10 pre
+		run_case shortage "ageing 2 cs set before attach: the bridge decides every frame (nothing bypassed)" "$BEFORE_VARIANTS" 2 pre
+		NOBASE=1 run_case shortage "ageing 10 cs set after attach: the bridge decides every frame (nothing bypassed)" "$AFTER_FOLLOW" 10 post
 	}
 	want hub && {
 		run_case hub "hub mode (ageing 0) before attach: every frame floods" "$BEFORE_VARIANTS" pre

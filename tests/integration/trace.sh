@@ -257,14 +257,23 @@ pcap_stand_in_traces() { # FILE: after a keep-alive of our own
 	echo "from the capture: $a; from fields: $b"
 	[ "$a" = '["tc_redirect","xnyv2",200]' ] && [ "$a" = "$b" ]
 }
+dump_took_one() {
+	kill -0 "$DUMP_PID" 2>/dev/null || return 0
+	send "$XNP-v1" "$M_V1" "$M_V2" 1 >/dev/null
+	! kill -0 "$DUMP_PID" 2>/dev/null
+}
 pcap_dump() {
 	local f=$WORK/d.pcapng pid a
 	nsenter --net="/run/netns/$SW" "$XDPNET" dump "$BR" --path tc -c 1 -w "$f" 2>"$f.err" &
 	pid=$!
 	track "$pid"
-	wait_until 10 is_on || { cat "$f.err"; return 1; }
-	send "$XNP-v1" "$M_V1" "$M_V2" 1 || return 1
-	wait_until 10 sh -c "! kill -0 $pid 2>/dev/null" || { stop_pid "$pid"; return 1; }
+	wait_until 10 is_on || { echo "FAIL: the dump did not switch on"; cat "$f.err"; return 1; }
+	# A frame a second of the flow is its keep-alive and takes the bridge
+	# (--path tc leaves it out): send until the dump has its frame.
+	DUMP_PID=$pid
+	wait_until 10 dump_took_one ||
+		{ echo "FAIL: the dump recorded no TC frame in 10 s"; cat "$f.err"; stop_pid "$pid"; return 1; }
+	wait "$pid"
 	untrack "$pid"
 	tcpdump -r "$f" -nn -e 2>/dev/null
 	# frame 1 arrived on xnyv1: trace takes the port from the file
