@@ -15,14 +15,7 @@ cd "$(dirname "$0")/../.."
 P=xnpk SW=xnpk-sw BR=xnpkbr0
 NSX="nsenter --net=/run/netns/$SW" # keeps /sys/fs/bpf (ip netns exec hides it)
 PIN=/sys/fs/bpf/xdpnet
-pass=0 fail=0
-ok() { echo "ok - $*"; pass=$((pass + 1)); }
-nok() { echo "not ok - $*"; fail=$((fail + 1)); }
-check() { # DESCRIPTION COMMAND...
-	local what=$1
-	shift
-	if "$@"; then ok "$what"; else nok "$what"; fi
-}
+. tests/install/checks.sh
 apt_q() { DEBIAN_FRONTEND=noninteractive apt-get -y -q "$@"; }
 cleanup() {
 	set +e

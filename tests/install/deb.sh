@@ -19,14 +19,7 @@ fi
 }
 D=$(mktemp -d /tmp/xndeb.XXXXXX)
 trap 'rm -rf "$D"' EXIT
-pass=0 fail=0
-ok() { echo "ok - $*"; pass=$((pass + 1)); }
-nok() { echo "not ok - $*"; fail=$((fail + 1)); }
-check() { # DESCRIPTION COMMAND...
-	local what=$1
-	shift
-	if "$@"; then ok "$what"; else nok "$what"; fi
-}
+. "$ROOT/tests/install/checks.sh"
 field() { dpkg-deb -f "$DEB" "$1"; }
 
 # Every file and link (not directories) as "MODE OWNER /path".

@@ -8,14 +8,7 @@ set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 D=$(mktemp -d /tmp/xninst.XXXXXX)
 trap 'rm -rf "$D"' EXIT
-pass=0 fail=0
-ok() { echo "ok - $*"; pass=$((pass + 1)); }
-nok() { echo "not ok - $*"; fail=$((fail + 1)); }
-check() { # DESCRIPTION COMMAND...
-	local what=$1
-	shift
-	if "$@"; then ok "$what"; else nok "$what"; fi
-}
+. "$ROOT/tests/install/checks.sh"
 
 # files DIR: every file and link under DIR, as "MODE /path".
 files() { (cd "$1" && find . \( -type f -o -type l \) -printf '%m /%P\n' | sort -k2); }
