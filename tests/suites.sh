@@ -14,7 +14,8 @@
 # Output, as each suite ends: "== NAME: P passed, F failed[, S skipped]
 # (T s)", and for a suite that failed its failed checks with their log
 # lines (or, where it printed none, the end of its log). At the end: the
-# same line for every suite, in the order given, and the total as
+# same line for every suite, in the order given, the failed checks'
+# names ("!! NAME: not ok ..."), and the total as
 # "P passed, F failed[, S skipped]". Exit 0 only when every suite exited
 # 0 and counted no failure.
 #
@@ -163,6 +164,14 @@ for n in "${NAMES[@]}"; do
 	read -r rc _ p f k <<<"${RESULT[$n]}"
 	P=$((P + p)) F=$((F + f)) K=$((K + k))
 	{ [ "$rc" = 0 ] && [ "$f" = 0 ]; } || st=1
+done
+# The failed checks again, by name, just above the total: the end of the
+# output is what a CI log shows first.
+for n in "${NAMES[@]}"; do
+	read -r rc _ _ f _ <<<"${RESULT[$n]}"
+	{ [ "$rc" = 0 ] && [ "$f" = 0 ]; } && continue
+	grep -m 10 '^not ok' "$LOGS/$n.log" | sed "s/^/!! $n: /"
+	grep -q '^not ok' "$LOGS/$n.log" || grep -m 10 -E '^(FAIL|ERROR):|\[  FAILED  \] [^0-9]' "$LOGS/$n.log" | sed "s/^/!! $n: /"
 done
 echo "$P passed, $F failed$([ "$K" = 0 ] || echo ", $K skipped")"
 exit $st

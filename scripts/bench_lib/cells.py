@@ -3,6 +3,7 @@
 host's iptables FORWARD counter) read before and after."""
 
 import os
+import subprocess
 import time
 
 from . import matrix, parse
@@ -219,12 +220,18 @@ def run_fwd64(topo, ep, item, duration, direct):
                "source_port_ns": src_port_ns}
 
 
-def run_fwd64_tap(topo, item, duration):
+def run_fwd64_tap(topo, item, duration, at_start=None):
     """64 B frames written into the tap port GEN_TAP as a guest's frames
     arrive (xnb_pktgen --tap): each write() runs the tap's receive path
     and the whole switch path (native XDP included) in the generator, so
     switch_ns is the generator's CPU time per forwarded frame, its write()
-    loop included (the same on every path)."""
+    loop included (the same on every path).
+
+    The tap has its carrier only while the generator holds it open, and
+    xdpnet holds a port without carrier on the bridge until its follower
+    sees the carrier come: the generator opens the tap and waits
+    (--wait-go); at_start(), called then, waits for what must react and
+    takes the cell's first counters; then the frames start."""
     sink_pid = topo.sink.pid if topo.sink else None
     cpus = sorted(os.sched_getaffinity(0))
     pinned = len(cpus) >= 2
@@ -246,12 +253,29 @@ def run_fwd64_tap(topo, item, duration):
                             "--tap", GEN_TAP, "--src-mac", GEN_TAP_MAC,
                             "--dst-mac", SINK_MAC, "--src-ip", GEN_TAP_IP,
                             "--dst-ip", SINK_IP, "--size", str(item.variant),
-                            "--duration", str(duration)])
-    a = sample()
-    cp = run(argv, check=False, timeout=duration + 15)
+                            "--duration", str(duration), "--wait-go"])
+    gen_p = subprocess.Popen(argv, stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True)
+    try:
+        ready = gen_p.stdout.readline().strip()
+        if ready != "ready":
+            out, err = gen_p.communicate(timeout=15)
+            raise CmdError("xnb_pktgen --tap %s: %s" % (
+                GEN_TAP, (ready + out + err).strip()[-200:] or "no output"))
+        if at_start:
+            at_start()
+        a = sample()
+        out, err = gen_p.communicate("go\n", timeout=duration + 15)
+    except subprocess.TimeoutExpired as e:
+        raise CmdError("xnb_pktgen --tap %s: timed out" % GEN_TAP) from e
+    finally:
+        if gen_p.poll() is None:
+            gen_p.kill()
+            gen_p.wait()
     time.sleep(0.2)  # let the receiver drain what is queued
     b = sample()
-    gen = parse.parse_pktgen(cp.stdout)
+    gen = parse.parse_pktgen(out)
     hz = os.sysconf("SC_CLK_TCK")
     d = {
         "elapsed_s": gen["elapsed_s"],
@@ -265,7 +289,7 @@ def run_fwd64_tap(topo, item, duration):
     }
     m = fwd_compute(d)
     m["dropped_at_receiver"] = b["txdrop"] - a["txdrop"]
-    return m, {"argv": argv, "stdout": cp.stdout, "deltas": d,
+    return m, {"argv": argv, "stdout": out, "deltas": d,
                "source_port": GEN_TAP, "source_port_ns": SW,
                "pinned": {"generator": cpus[-1], "receiver": cpus[0]}
                if pinned else None}
@@ -288,6 +312,20 @@ def fwd64_xdpnet_count(rec, delta, src_port=GEN_PORT):
     m["dropped_at_receiver"] = d["forwarded"] - d["delivered"]
     m["prog_ns"] = rec["metrics"].get("prog_ns")
     rec["metrics"] = m
+
+
+def wait_bypassed(topo, ports, limit=10.0):
+    """xdpnet's status (parsed) once every port of ports is bypassed, or
+    after limit seconds (the cell then measures what it finds, and its
+    fast-path share says so)."""
+    t_end = time.monotonic() + limit
+    while True:
+        text = topo.status_json()
+        st = parse.parse_status(text, "xnbbr0")
+        if parse.bypassed(text, "xnbbr0", ports) or \
+                time.monotonic() >= t_end:
+            return st
+        time.sleep(0.05)
 
 
 def run_cell(topo, cell, duration, threshold=0.99):
@@ -316,14 +354,23 @@ def run_cell(topo, cell, duration, threshold=0.99):
     bpf = matrix.is_bpf(path) and topo.prog_stats and ep["ports"]
     before = after = None
     nf_before = progs_before = None
+
+    def at_start():
+        """The cell's first figures, once its ports are what the cell
+        measures (xdpnet bypasses them)."""
+        nonlocal nf_before, before, progs_before
+        if direct:
+            return
+        if spec["nf"]:
+            nf_before = topo.nf_forward_packets()
+        if xdp:
+            before = wait_bypassed(topo, ep["ports"])
+        if bpf:
+            progs_before = topo.progs(ep["ports"])
+
     try:
-        if not direct:
-            if spec["nf"]:
-                nf_before = topo.nf_forward_packets()
-            if xdp:
-                before = parse.parse_status(topo.status_json(), "xnbbr0")
-            if bpf:
-                progs_before = topo.progs(ep["ports"])
+        if item.test != "fwd64_tap":
+            at_start()
         if item.test in ("tcp_stream", "udp"):
             m, raw = run_iperf3(topo, ep, item, duration)
         elif item.test in ("tcp_rr", "udp_rr"):
@@ -333,7 +380,7 @@ def run_cell(topo, cell, duration, threshold=0.99):
         elif item.test == "fwd64":
             m, raw = run_fwd64(topo, ep, item, duration, direct)
         elif item.test == "fwd64_tap":
-            m, raw = run_fwd64_tap(topo, item, duration)
+            m, raw = run_fwd64_tap(topo, item, duration, at_start)
         else:
             raise ValueError(item.test)
         if bpf:

@@ -284,6 +284,21 @@ def parse_status(text, bridge=None):
     return {"mode": sel.get("mode"), "ports": out}
 
 
+def bypassed(text, bridge, ports):
+    """xdpnet status --json: True when every port in ports is listed
+    with "bypassed" true (xdpnet forwards from it)."""
+    try:
+        doc = json.loads(text)
+    except (TypeError, ValueError):
+        return False
+    for b in (doc.get("bridges") or []) if isinstance(doc, dict) else []:
+        if b.get("bridge") == bridge:
+            up = {p.get("name") for p in b.get("ports") or []
+                  if p.get("bypassed")}
+            return set(ports) <= up
+    return False
+
+
 def counters_delta(before, after):
     """Per port, per counter: after - before (ports missing before count
     from zero)."""

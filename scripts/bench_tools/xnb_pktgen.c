@@ -23,6 +23,9 @@
  * and write()s the frame in a loop; each write runs the tap's receive
  * path, native XDP and whatever forwards the frame, in this process.
  * cpu_ns in the JSON is this process's CPU time. --src-mac is required.
+ * With --wait-go it prints "ready" once the tap is open (the tap has its
+ * carrier from then on) and starts when a line arrives on stdin: the
+ * harness waits in between for whatever reacts to the carrier.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -71,10 +74,13 @@ static void usage(FILE *f)
 	      "--src-ip IP --dst-ip IP\n"
 	      "         [--src-mac MAC] [--size BYTES] [--duration SECONDS]\n"
 	      "         [--rate PPS] [--batch N] [--sport N] [--dport N]\n"
+	      "         [--wait-go] (with --tap)\n"
 	      "  --size: frame size on the wire including the 4-byte FCS "
 	      "(default 64)\n"
 	      "  --rate: frames per second offered, 0 = as fast as possible "
-	      "(default)\n",
+	      "(default)\n"
+	      "  --wait-go: print \"ready\" once the tap is open, start on a "
+	      "line on stdin\n",
 	      f);
 }
 
@@ -179,8 +185,9 @@ static double cpu_s(void)
 
 /* --tap: write the frame into TAP, as a guest's frames arrive. */
 static int run_tap(const char *tap, const unsigned char *frame, size_t len,
-		   long size, double duration)
+		   long size, double duration, int wait_go)
 {
+	char go[16];
 	unsigned char buf[VNET_HDR_LEN + FRAME_MAX] = { 0 };
 	unsigned long long sent = 0, errors = 0;
 	struct ifreq ifr = { 0 };
@@ -195,6 +202,12 @@ static int run_tap(const char *tap, const unsigned char *frame, size_t len,
 	if (ioctl(fd, TUNSETIFF, &ifr) || ioctl(fd, TUNSETVNETHDRSZ, &hdr))
 		die("%s: %s", tap, strerror(errno));
 	memcpy(buf + VNET_HDR_LEN, frame, len);
+	if (wait_go) {
+		printf("ready\n");
+		fflush(stdout);
+		if (!fgets(go, sizeof(go), stdin))
+			die("%s: no go on stdin", tap);
+	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	c0 = cpu_s();
@@ -296,12 +309,13 @@ int main(int argc, char **argv)
 		{ "sport", required_argument, NULL, 'S' },
 		{ "dport", required_argument, NULL, 'P' },
 		{ "dump", no_argument, NULL, 'x' },
+		{ "wait-go", no_argument, NULL, 'g' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned char frame[FRAME_MAX], dmac[6], smac[6];
 	const char *dev = NULL, *tap = NULL;
-	int have_dmac = 0, have_smac = 0, dump = 0, opt, fd, err;
+	int have_dmac = 0, have_smac = 0, dump = 0, wait_go = 0, opt, fd, err;
 	struct in_addr saddr = { 0 }, daddr = { 0 };
 	long size = 64, sport = 9, dport = 9;
 	double duration = 5, rate = 0, t0, t, elapsed;
@@ -366,6 +380,9 @@ int main(int argc, char **argv)
 		case 'x':
 			dump = 1;
 			break;
+		case 'g':
+			wait_go = 1;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -392,7 +409,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (tap)
-		return run_tap(tap, frame, len, size, duration);
+		return run_tap(tap, frame, len, size, duration, wait_go);
 
 	/* The kernel wants data_end to match the frame's length. */
 	ctx.data_end = len;

@@ -2,6 +2,7 @@
 """Fast-path share and invalid-cell detection from xdpnet's counters
 (status --json recorded before and after 200 pings v1 <-> v2 and 20
 pings v1 -> host, TC mode)."""
+import json
 import unittest
 
 from benchpath import sample
@@ -28,6 +29,18 @@ class Status(unittest.TestCase):
         with self.assertRaises(parse.ParseError):
             parse.parse_status("xdpnet: not attached")
 
+    def test_bypassed(self):
+        def doc(flags):
+            return json.dumps({"bridges": [{"bridge": "xnbbr0", "ports": [
+                {"name": n, "bypassed": b} for n, b in flags.items()]}]})
+        up = doc({"xnbgt": True, "xnbk": True})
+        self.assertTrue(parse.bypassed(up, "xnbbr0", ["xnbgt"]))
+        self.assertTrue(parse.bypassed(up, "xnbbr0", ["xnbgt", "xnbk"]))
+        self.assertFalse(parse.bypassed(up, "xnbbr0", ["xnbgt", "nope"]))
+        self.assertFalse(parse.bypassed(up, "other0", ["xnbgt"]))
+        self.assertFalse(parse.bypassed("not json", "xnbbr0", ["xnbgt"]))
+        held = doc({"xnbgt": False, "xnbk": True})
+        self.assertFalse(parse.bypassed(held, "xnbbr0", ["xnbgt"]))
 
 class FastPath(unittest.TestCase):
     def setUp(self):
