@@ -216,18 +216,17 @@ check-bpf: $(BPF_TESTS)
 # to run one after the other. Longest first: tests/suites.sh starts them
 # in this order.
 SEM_TAP_CASES := flood,vxlan,stp,isolation,moved,locked,learning,static,mtu,nfswitch,gso,ageing,silence,shortage,hub,tc,promisc,tunnel,tcn,vlan,vlanstate,qinq,vlanchange,tcx,tcxegress,xdpfilter
-INTEGRATION_SUITES := \
-	'semantics-veth=tests/integration/semantics.sh --kinds veth' \
-	'integration=tests/integration/run.sh --only errors,veth,tap,clsact,rollback' \
-	'semantics-tap=SEM_PREFIX=xnr tests/integration/semantics.sh --kinds tap --cases $(SEM_TAP_CASES)' \
-	'crash=tests/integration/crash.sh' \
-	'upgrade=tests/integration/upgrade.sh' \
-	'prometheus=tests/integration/prometheus.sh' \
-	'stats=tests/integration/stats.sh' \
-	'dump=tests/integration/dump.sh' \
-	'filters=tests/integration/filters.sh' \
-	'trace=tests/integration/trace.sh' \
+S_SEM_VETH := 'semantics-veth=tests/integration/semantics.sh --kinds veth'
+S_SEM_TAP := 'semantics-tap=SEM_PREFIX=xnr tests/integration/semantics.sh --kinds tap --cases $(SEM_TAP_CASES)'
+S_INTEGRATION := 'integration=tests/integration/run.sh --only errors,veth,tap,clsact,rollback'
+S_CRASH := 'crash=tests/integration/crash.sh'
+S_UPGRADE := 'upgrade=tests/integration/upgrade.sh'
+S_PROMETHEUS := 'prometheus=tests/integration/prometheus.sh'
+S_SHORT := 'trace=tests/integration/trace.sh' 'stats=tests/integration/stats.sh' \
+	'filters=tests/integration/filters.sh' 'dump=tests/integration/dump.sh' \
 	'bpffs=tests/integration/bpffs.sh'
+INTEGRATION_SUITES := $(S_SEM_TAP) $(S_SEM_VETH) $(S_INTEGRATION) $(S_CRASH) \
+	$(S_PROMETHEUS) $(S_UPGRADE) $(S_SHORT)
 
 # How many suites run at once (tests/suites.sh -j; docs/testing.md).
 CHECK_JOBS ?= 2
@@ -304,18 +303,21 @@ check-kernels-full: deps
 # guests run one after the other in one suite (they share the guest
 # cache and each wants both cores). The benchmark's smoke run goes first,
 # alone: its cells' validity (99% of the frames on the fast path) is a
-# measurement, and with the guests beside it one fell to 98.2%.
-# docs/testing.md: times.
+# measurement, and with the guests beside it one fell to 98.2%. The
+# others start longest first (the guests, then the semantics suites), so
+# that the short ones fill in at the end (started last, the guests ran
+# alone for the last 188 s of a run). docs/testing.md: times.
 TIMED := scripts/timed
 GUESTS := $(if $(filter 0,$(CHECK_VM)),echo "check-vm skipped (CHECK_VM=0)";,$(MAKE) -s check-vm || st=1;) \
 	$(if $(filter 0,$(CHECK_KERNELS)),echo "check-kernels skipped (CHECK_KERNELS=0)";,$(MAKE) -s check-kernels KERNELS="$(CHECK_KERNEL_SUITES)" KERNEL_PARTS="$(CHECK_KERNEL_PARTS)" || st=1;)
 check: deps
 	$(TIMED) prepare $(MAKE) check-prepare
 	$(SUITES) --logs $(OUT)/check '@bench=$(MAKE) -s check-bench' \
-		$(INTEGRATION_SUITES) \
-		'guests=st=0; $(GUESTS) exit $$st' 'bpf=$(MAKE) -s check-bpf' \
-		'libvirt=$(MAKE) -s check-libvirt' 'unit=$(MAKE) -s check-unit' \
-		'install=$(MAKE) -s check-install'
+		'guests=st=0; $(GUESTS) exit $$st' $(S_SEM_TAP) $(S_SEM_VETH) \
+		$(S_INTEGRATION) $(S_CRASH) 'libvirt=$(MAKE) -s check-libvirt' \
+		$(S_PROMETHEUS) $(S_UPGRADE) 'bpf=$(MAKE) -s check-bpf' \
+		$(S_SHORT) 'install=$(MAKE) -s check-install' \
+		'unit=$(MAKE) -s check-unit'
 
 # What the suites of make check need, installed and built one at a time
 # (two suites must never run apt or build the same file at once).
