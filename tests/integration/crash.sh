@@ -236,9 +236,11 @@ kill_follower() {
 	local pid t b0 i
 	pid=$(follower_pid)
 	[ -n "$pid" ] || { echo "FAIL: no follower to kill"; return 1; }
-	b0=$(cat "$WORK/burst" 2>/dev/null)
-	for i in $(seq 300); do
-		[ "$(cat "$WORK/burst" 2>/dev/null)" != "$b0" ] && break
+	local b=
+	read -r b0 2>/dev/null <"$WORK/burst"
+	for ((i = 0; i < 300; i++)); do
+		read -r b 2>/dev/null <"$WORK/burst"
+		[ "$b" != "$b0" ] && break
 		sleep 0.01
 	done
 	t=$((RANDOM % 40))
@@ -246,7 +248,7 @@ kill_follower() {
 	kill -KILL "$pid" || return 1
 	K_F=$((K_F + 1))
 	echo "killed follower $pid after ${t} ms; log tail: $(tail -n 2 "/run/xdpnet/$BR.log" | tr '\n' '|')"
-	for t in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.02; done
+	for ((t = 0; t < 50; t++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.02; done
 }
 
 # Right after a kill (churn paused): did it leave a port half-done? A
@@ -273,7 +275,7 @@ reattach() {
 	rc=$?
 	echo "attach exit $rc"
 	[ "$rc" = 0 ] || { RESTART_FAIL=$((RESTART_FAIL + 1)); return 1; }
-	for rc in $(seq 50); do [ -n "$(follower_pid)" ] && break; sleep 0.05; done
+	for ((rc = 0; rc < 50; rc++)); do [ -n "$(follower_pid)" ] && break; sleep 0.05; done
 	echo "follower: $(follower_pid)"
 	[ -n "$(follower_pid)" ] || { echo "FAIL: no follower after attach"; RESTART_FAIL=$((RESTART_FAIL + 1)); return 1; }
 }

@@ -76,7 +76,7 @@ check() {
 	# XN_TIMES=FILE: each check's seconds, suite and description (where
 	# a suite's time goes: docs/testing.md).
 	[ -z "${XN_TIMES:-}" ] || printf '%.1f\t%s\t%s\n' \
-		"$(echo "$EPOCHREALTIME - $t0" | bc)" "$(basename "$0")" "$desc" >>"$XN_TIMES"
+		"$(since "$t0")" "${0##*/}" "$desc" >>"$XN_TIMES"
 	return "$rc"
 }
 
@@ -164,7 +164,7 @@ stop_pid() {
 	[ -n "$pid" ] || return 0
 	if kill -0 "$pid" 2>/dev/null; then
 		kill -TERM "$pid" 2>/dev/null
-		for i in $(seq 30); do
+		for ((i = 0; i < 30; i++)); do
 			kill -0 "$pid" 2>/dev/null || break
 			sleep 0.1
 		done
@@ -172,6 +172,18 @@ stop_pid() {
 	fi
 	wait "$pid" 2>/dev/null
 	untrack "$pid"
+}
+
+# since T0: the seconds since T0 (an $EPOCHREALTIME), to 0.01 s, without a
+# process (date and bc were two per check). cs_since T0: centiseconds.
+cs_since() {
+	local a=${EPOCHREALTIME//[!0-9]/} b=${1//[!0-9]/}
+	echo $(((10#$a - 10#$b) / 10000))
+}
+since() {
+	local a=${EPOCHREALTIME//[!0-9]/} b=${1//[!0-9]/} d
+	d=$(((10#$a - 10#$b) / 10000))
+	printf '%d.%02d\n' $((d / 100)) $((d % 100))
 }
 
 # wait_line FILE TEXT SECS: wait until FILE contains a line TEXT.
@@ -200,19 +212,43 @@ wait_until() {
 
 # ---------------------------------------------------------------- namespaces
 
+# Every namespace a suite adds gets an anchor: a process inside it, for
+# which `ip netns exec` mounted the namespace's sysfs. The suite reads
+# /proc/ANCHOR/root/sys with bash's own read (ns_sys): a device's counter
+# or a bridge's state without starting a process (a process costs 10-20
+# ms of CPU here, and polling loops read many times a second). An anchor
+# ends with the suite, however it ends (tail --pid).
+declare -A NS_ANCHOR=()
 ns_add() {
 	ip netns del "$1" 2>/dev/null
 	ip netns add "$1" || return 1
 	NSLIST+=("$1")
-	ip -n "$1" link set lo up
+	ip -n "$1" link set lo up || return 1
+	ip netns exec "$1" tail --pid=$$ -f /dev/null </dev/null >/dev/null 2>&1 &
+	NS_ANCHOR[$1]=$!
+	track $!
 }
 
 ns_del() {
 	local n out=()
+	anchor_stop "$1"
 	ip netns del "$1" 2>/dev/null
 	for n in "${NSLIST[@]}"; do [ "$n" = "$1" ] || out+=("$n"); done
 	NSLIST=("${out[@]}")
 }
+anchor_stop() {
+	[ -n "${NS_ANCHOR[$1]-}" ] || return 0
+	stop_pid "${NS_ANCHOR[$1]}"
+	unset "NS_ANCHOR[$1]"
+}
+
+# ns_sys VAR NS PATH: VAR = the first line of /sys/PATH in namespace NS,
+# read through its anchor (no process); 1 where NS has none or PATH
+# cannot be read.
+ns_sys() {
+	local _nsa=${NS_ANCHOR[$2]-}
+	[ -n "$_nsa" ] && IFS= read -r "$1" <"/proc/$_nsa/root/sys/$3"
+} 2>/dev/null
 
 nsx() { local n=$1; shift; ip netns exec "$n" "$@"; }
 
@@ -350,7 +386,9 @@ cleanup() {
 follower_pid() {
 	local f=/run/xdpnet/$BR.follow
 	[ -e "$f" ] && ! flock -n -s "$f" true || return 1
-	cat "/run/xdpnet/$BR.pid" 2>/dev/null || echo "?"
+	local pid
+	read -r pid 2>/dev/null <"/run/xdpnet/$BR.pid"
+	echo "${pid:-?}"
 }
 is_follower() { tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null | grep -q " follow $BR"; }
 
@@ -384,7 +422,7 @@ take_lock() {
 XF_LOCK=/run/lock/xn-xdp-filter
 xf_lock() {
 	local i pid
-	for i in $(seq 4500); do
+	for ((i = 1; i <= 4500; i++)); do
 		if mkdir "$XF_LOCK" 2>/dev/null; then
 			echo $$ >"$XF_LOCK/pid"
 			XF_LOCKED=1
@@ -545,11 +583,15 @@ topo_down() {
 }
 
 wait_ports_up() {
-	local i p st
-	for i in $(seq 50); do
+	local i p st v
+	for ((i = 1; i <= 50; i++)); do
 		st=0
-		for p in "${PORTS[@]}"; do
-			ip -n "$SW" -d link show "$p" | grep -q 'state forwarding' || st=1
+		for p in "${PORTS[@]}"; do # (BR_STATE_FORWARDING is 3)
+			if ns_sys v "$SW" "class/net/$p/brport/state"; then
+				[ "$v" = 3 ] || st=1
+			else
+				ip -n "$SW" -d link show "$p" | grep -q 'state forwarding' || st=1
+			fi
 		done
 		[ $st = 0 ] && return 0
 		sleep 0.1
@@ -610,13 +652,19 @@ rx_packets() { # NS [DEV]
 	rx_of "$1" "${2:-eth0}"
 }
 
-# rx_of NS DEV: the packets DEV received (ip's JSON read by bash: no jq,
-# which takes 40 ms to start here, in polling loops).
+# rx_of NS DEV: the packets DEV received (through the namespace's anchor;
+# else ip's JSON read by bash: no jq, which takes 40 ms to start here).
+# rx_var VAR NS DEV: the same into VAR, without a subshell.
+rx_var() {
+	local _rxj
+	ns_sys "$1" "$2" "class/net/$3/statistics/rx_packets" && return 0
+	_rxj=$(ip -n "$2" -j -s link show "$3") || return 1
+	[[ $_rxj =~ \"rx\":\{\"bytes\":[0-9]+,\"packets\":([0-9]+) ]] || return 1
+	printf -v "$1" %s "${BASH_REMATCH[1]}"
+}
 rx_of() {
-	local j
-	j=$(ip -n "$1" -j -s link show "$2") || return 1
-	[[ $j =~ \"rx\":\{\"bytes\":[0-9]+,\"packets\":([0-9]+) ]] || return 1
-	echo "${BASH_REMATCH[1]}"
+	local _rxv
+	rx_var _rxv "$1" "$2" && echo "$_rxv"
 }
 
 # ---------------------------------------------------------------- CLI state
@@ -661,13 +709,24 @@ dump_on() { bpftool map lookup pinned "$PIN/dump" key 0 0 0 0 -j | jq -r '.forma
 is_on() { [ "$(dump_on)" = 1 ]; }
 
 status_json() { # FILE
+	rm -f "$1.flat"
 	xn status "$BR" --json >"$1" 2>"$1.err"
 }
 
-# ctr FILE PORT COUNTER: a port's packet counter from a status JSON.
+# ctr FILE PORT COUNTER: a port's packet counter from a status JSON. jq
+# (40 ms here) runs once per file: it writes FILE.flat ("PORT COUNTER
+# PACKETS" lines), read again while it is newer than FILE.
 ctr() {
-	jq -r --arg p "$2" --arg c "$3" \
-		'[.bridges[0].ports[] | select(.name == $p) | .counters[$c].packets // 0] | add // 0' "$1" 2>/dev/null || echo 0
+	local flat=$1.flat p c n sum=0
+	if ! [ "$flat" -nt "$1" ]; then
+		jq -r '.bridges[0].ports[] | .name as $p | .counters | to_entries[] |
+			"\($p) \(.key) \(.value.packets // 0)"' "$1" >"$flat" 2>/dev/null ||
+			{ rm -f "$flat"; echo 0; return 0; }
+	fi
+	while read -r p c n; do
+		[ "$p" = "$2" ] && [ "$c" = "$3" ] && sum=$((sum + n))
+	done <"$flat"
+	echo "$sum"
 }
 
 # ctr_deltas F0 F1 PORT COUNTER...: "COUNTER=DELTA" of a port's packet

@@ -96,7 +96,7 @@ q_topo_up() {
 	[ "$KIND" = veth ] && NET=1 || NET=2
 	VNS=("") VPORT=("") VMAC=("") VIP=("")
 	q_switch_up || return 1
-	for i in $(seq "$NVM"); do vm_add "$i" || return 1; done
+	for ((i = 1; i <= NVM; i++)); do vm_add "$i" || return 1; done
 	PORTS=("${VPORT[@]:1}")
 	wait_ports_up || return 1
 	learn_all
@@ -130,11 +130,12 @@ tx() {
 	*:*) dst=$to tag=${from}0 ;;
 	*) dst=${VMAC[$to]} tag=$from$to ;;
 	esac
-	r0=$(sw_rx "${VPORT[$from]}")
+	local r=0
+	rx_var r0 "$SW" "${VPORT[$from]}"
 	nsx "${VNS[$from]}" "$FR" send eth0 --dst "$dst" --src "${VMAC[$from]}" \
 		--count "$n" --tag "$tag" "$@" >/dev/null || return 1
 	for ((i = 0; i < 100; i++)); do
-		[ "$(sw_rx "${VPORT[$from]}")" -ge $((r0 + n)) ] && return 0
+		rx_var r "$SW" "${VPORT[$from]}" && [ "$r" -ge $((r0 + n)) ] && return 0
 		sleep 0.05
 	done
 	echo "tx $from->$to: port ${VPORT[$from]} received $(($(sw_rx "${VPORT[$from]}") - r0)) of $n"
@@ -145,7 +146,7 @@ tx() {
 # (or moves back) its MAC on its port.
 learn_all() {
 	local i
-	for i in $(seq "$NVM"); do tx "$i" h 1 --tag 9 || return 1; done
+	for ((i = 1; i <= NVM; i++)); do tx "$i" h 1 --tag 9 || return 1; done
 }
 
 # ------------------------------------------------------------- counting
@@ -179,7 +180,7 @@ m_start() {
 	local i s id
 	C_IDS=()
 	M=()
-	for i in $(seq "$NVM"); do
+	for ((i = 1; i <= NVM; i++)); do
 		cnt_start "$i" "${VNS[$i]}" eth0 "${VPORT[$i]}"
 	done
 	for s in "$@"; do
@@ -194,7 +195,7 @@ m_start() {
 m_end() {
 	local id i st=0 fdev
 	for id in "${C_IDS[@]}"; do
-		fdev=$(cat "$WORK/cnt.$id.fdev")
+		read -r fdev <"$WORK/cnt.$id.fdev"
 		# --direct: past the port's qdisc and tc egress, which a
 		# case may have set to drop everything.
 		nsx "$SW" "$FR" send "$fdev" --dst ff:ff:ff:ff:ff:ff \
@@ -273,7 +274,7 @@ v_attach() {
 	[ "$v" = bridge ] && return 0
 	mode=$(v_mode "$v")
 	build=$(v_build "$v")
-	t0=$(date +%s.%N)
+	t0=$EPOCHREALTIME
 	echo "+ xdpnet attach $BR --mode $mode $(v_nf "$v" && echo --no-follow) ($build datapath)"
 	if [ "$build" = portable ]; then
 		XDPNET_DATAPATH=portable XDPNET_FOLLOWER=daemon xn attach "$BR" --mode "$mode" \
@@ -282,7 +283,7 @@ v_attach() {
 		XDPNET_FOLLOWER=daemon xn attach "$BR" --mode "$mode" $(v_nf "$v" && echo --no-follow)
 	fi
 	rc=$?
-	echo "# attach took $(echo "$(date +%s.%N) - $t0" | bc) s"
+	echo "# attach took $(since "$t0") s"
 	[ "$rc" = 0 ] || { echo "attach exit $rc"; return 1; }
 	ATTACHED_MODE=$mode
 	xn status "$BR" --json >"$f" || return 1
@@ -307,9 +308,9 @@ v_attach() {
 v_detach() {
 	local p t0
 	[ "$1" = bridge ] && return 0
-	t0=$(date +%s.%N)
+	t0=$EPOCHREALTIME
 	xn detach "$BR" || { echo "detach failed"; return 1; }
-	echo "# detach took $(echo "$(date +%s.%N) - $t0" | bc) s"
+	echo "# detach took $(since "$t0") s"
 	ATTACHED_MODE=
 	if p=$(follower_pid); then echo "FAIL: follower $p still runs"; return 1; fi
 }
@@ -333,7 +334,7 @@ v_settle() {
 	local v=$1 port=$2 field=$3 test=$4 i x
 	[ "$v" = bridge ] && return 0
 	v_nf "$v" && return 0
-	for i in $(seq 40); do
+	for ((i = 1; i <= 40; i++)); do
 		x=$(port_field "$port" "$field")
 		[ "$x" -ge 0 ] && (( $test )) && return 0
 		sleep 0.05
@@ -377,16 +378,22 @@ q_reset() {
 	C_IDS=()
 	[ -e "$PIN" ] && xn detach "$BR" >/dev/null 2>&1
 	ATTACHED_MODE=
-	ip -n "$SW" link set "$BR" type bridge ageing_time 30000
-	stp_off
-	ip -n "$SW" link set "$BR" promisc off
+	# One ip and one bridge for the switch (a process costs 10-20 ms of
+	# CPU here); STP off before the long forward delay (stp_off).
+	{
+		echo "link set $BR type bridge ageing_time 30000 stp_state 0"
+		echo "link set $BR type bridge forward_delay 360000"
+		echo "link set $BR promisc off"
+		for ((i = 1; i <= NVM; i++)); do echo "link set ${VPORT[$i]} mtu 1500"; done
+	} | ip -n "$SW" -force -batch - || { stp_off; ip -n "$SW" link set "$BR" promisc off; }
 	declare -F vlan_off >/dev/null && have_vlan_filtering && vlan_off
 	br_nf 0
 	declare -F tc_clear >/dev/null && tc_clear "${VPORT[@]:1:NVM}"
 	declare -F tcx_clear >/dev/null && tcx_clear && xf_clear
 	for ((i = 1; i <= NVM; i++)); do
-		bridge -n "$SW" link set dev "${VPORT[$i]}" state 3 isolated off locked off learning on
-		ip -n "$SW" link set "${VPORT[$i]}" mtu 1500
+		echo "link set dev ${VPORT[$i]} state 3 isolated off locked off learning on"
+	done | bridge -n "$SW" -force -batch -
+	for ((i = 1; i <= NVM; i++)); do
 		ip -n "${VNS[$i]}" link set eth0 mtu 1500
 	done
 	learn_all
