@@ -33,6 +33,11 @@
 #             (same)
 #   static    a sticky static entry is not taken over; a plain static one
 #             moves exactly as the bridge moves it
+#   fdbrace   one MAC sent from two ports on both CPUs at once, with
+#             `bridge fdb replace` between (a shared or migrating MAC):
+#             after each round, frames to it from a third stand-in reach
+#             the port the bridge's FDB names (xdpnet's copy has it
+#             within 2 s), never the other
 #   mtu       egress MTU 1280: 1400-byte DF frames (and 1299) never arrive;
 #             with br_netfilter on, exactly what the bridge delivers
 #   gso       TCP with offloads on: GSO frames whose segments fit the egress
@@ -89,7 +94,7 @@ set -u
 . "$HERE/semlib.sh"
 . "$HERE/semshare.sh"
 
-CASES=${SEM_CASES:-flood,vxlan,stp,blocking,isolation,moved,locked,learning,static,mtu,nfswitch,gso,ageing,silence,shortage,hub,tc,promisc,tunnel,tcn,vlan,vlanstate,qinq,vlanchange,tcx,tcxegress,xdpfilter}
+CASES=${SEM_CASES:-flood,vxlan,stp,blocking,isolation,moved,locked,learning,static,fdbrace,mtu,nfswitch,gso,ageing,silence,shortage,hub,tc,promisc,tunnel,tcn,vlan,vlanstate,qinq,vlanchange,tcx,tcxegress,xdpfilter}
 KINDS=${SEM_KINDS:-veth,tap}
 VARIANTS=${SEM_VARIANTS:-}
 FULL=0
@@ -1087,6 +1092,68 @@ case_tcn() { # VARIANT pre|post
 	return $st
 }
 
+# ---------------------------------------------------------------- fdbrace
+
+# The bridge moves an FDB entry and traces the move afterwards, without a
+# lock: two CPUs moving one MAC can trace in the other order than they
+# moved it, and a copy that follows the traces keeps the older port. Each
+# round: stand-ins 1 and 2 send with one MAC X as source, pinned to
+# different CPUs, while `bridge fdb replace` moves X between their ports;
+# then the port the bridge names for X, and (through xdpnet) its copy
+# polled until it names the same port (2 s at most); then 3 sends to X:
+# every frame reaches the stand-in behind that port, none the other.
+FR_ROUNDS=${SEM_FDBRACE_ROUNDS:-8}
+fdb_port_of() { # MAC: the bridge port the bridge's FDB names for MAC
+	local l
+	l=$(bridge -n "$SW" fdb show br "$BR" | grep -i "^$1 dev $Q" | head -n 1)
+	l=${l#* dev }
+	echo "${l%% *}"
+}
+xn_port_of() { # MAC: the port xdpnet's copy names for MAC
+	xn fdb "$BR" --json | jq -r --arg m "$1" '[.entries[] | select(.mac == $m) | .port][0] // ""'
+}
+case_fdbrace() { # VARIANT
+	local v=$1 st=0 r i X=02:98:05:00:00:0a c1=0 c2=1 p q want pids
+	[ "$(nproc)" -ge 2 ] || c2=0
+	learn_all || return 1
+	v_attach "$v" || return 1
+	for ((r = 1; r <= FR_ROUNDS; r++)); do
+		pids=()
+		nsx "${VNS[1]}" taskset -c $c1 "$FR" send eth0 --dst "$BRMAC" --src "$X" --count 200 --tag 941 >/dev/null &
+		pids+=($!)
+		nsx "${VNS[2]}" taskset -c $c2 "$FR" send eth0 --dst "$BRMAC" --src "$X" --count 200 --tag 942 >/dev/null &
+		pids+=($!)
+		for i in 1 2 1 2; do
+			bridge -n "$SW" fdb replace "$X" dev "${VPORT[$i]}" master dynamic
+		done
+		for i in "${pids[@]}"; do wait "$i"; done
+		p=$(fdb_port_of "$X")
+		case $p in
+		"${VPORT[1]}") want=1 ;;
+		"${VPORT[2]}") want=2 ;;
+		*) echo "round $r: the bridge has $X on '$p'"; st=1; continue ;;
+		esac
+		if [ "$v" != bridge ]; then
+			for ((i = 0; i < 40; i++)); do
+				q=$(xn_port_of "$X")
+				[ "$q" = "$p" ] && break
+				sleep 0.05
+			done
+			[ "$q" = "$p" ] || echo "round $r: xdpnet's copy has $X on '$q' 2 s after, the bridge on $p"
+		fi
+		m_start || { st=1; break; }
+		tx 3 "$X" "$N" --tag 943 || st=1
+		m_end || st=1
+		echo "round $r: the bridge has $X on $p (stand-in $want)"
+		expect_at 943 "$want=$N" || st=1
+	done
+	bridge -n "$SW" fdb del "$X" dev "${VPORT[1]}" master 2>/dev/null
+	bridge -n "$SW" fdb del "$X" dev "${VPORT[2]}" master 2>/dev/null
+	show_ctr "$v" "${VPORT[3]}" pass_unknown tc_redirect xdp_redirect
+	v_detach "$v" || st=1
+	return $st
+}
+
 # ---------------------------------------------------------------- vlan
 
 rx_ge() { [ "$(sw_rx "$1")" -ge "$2" ]; }
@@ -1316,6 +1383,7 @@ kind_cases() {
 		run_case static "sticky static entry: not taken over" "$BEFORE_VARIANTS" sticky
 		run_case static "plain static entry: moves, frames follow, as on the bridge" "$BEFORE_VARIANTS" plain
 	}
+	want fdbrace && run_case fdbrace "one MAC from two ports on both CPUs, fdb replace between: frames to it reach the bridge's port, every round" "$BEFORE_VARIANTS"
 	want mtu && {
 		run_case mtu "egress MTU 1280 set before attach: 1400/1299-byte frames never arrive, 1298 do" "$BEFORE_VARIANTS" pre
 		NOBASE=1 run_case mtu "egress MTU 1280 set after attach: 1400/1299-byte frames never arrive, 1298 do" "$AFTER_FOLLOW" post

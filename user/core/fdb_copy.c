@@ -159,25 +159,51 @@ static int fdb_entry_apply(struct xn_state *s, const struct xn_link *br,
 	/* A learned entry. The static copy goes if it was one before. */
 	bpf_map_delete_elem(s->fd[XM_FDB_STATIC], &k);
 	if (!s->meta.fdb_trace) {
-		/* Nothing mirrors it in-kernel: we do, in event order. */
+		/* Nothing mirrors it in-kernel: we do, in event order. A move
+		 * is asked of the bridge: two CPUs moving one MAC may notify
+		 * in the other order than they moved it (below). */
 		if (deleted)
 			return bpf_map_delete_elem(s->fd[XM_FDB], &k) ? 0 : 1;
+		if (!bpf_map_lookup_elem(s->fd[XM_FDB], &k, &cur) &&
+		    cur.ifindex != v.ifindex) {
+			if (*budget > 0) {
+				(*budget)--;
+				fdb_fix_key(s, br, &k);
+				return 1;
+			}
+			*budget = -1; /* xn_fdb_repair asks for all */
+		}
 		fdb_slot(s, &v);
 		return bpf_map_update_elem(s->fd[XM_FDB], &k, &v, 0) ? -errno
 								     : 1;
 	}
 	/* The tracepoints mirror what the bridge learns; an entry that user
 	 * space added ("bridge fdb add ... dynamic") only reaches us here,
-	 * and the copy the trace dropped on br_fdb_add must come back. The
-	 * notification may be older than the trace's news: ask the bridge
-	 * for the entry as it is now. */
-	if (!deleted && *budget > 0 &&
-	    bpf_map_lookup_elem(s->fd[XM_FDB], &k, &cur)) {
-		(*budget)--;
-		fdb_fix_key(s, br, &k);
-		return 1;
+	 * and the copy the trace dropped on br_fdb_add must come back. A
+	 * copy on another port than the notification's may be a race the
+	 * copy lost: br_fdb_update() moves an entry, then traces the move,
+	 * without a lock, so that two CPUs moving one MAC can trace in the
+	 * other order, and the copy keeps the older port (for good: the
+	 * bridge, already right, has nothing more to say). Each move is
+	 * notified after its trace, so the last notification finds the
+	 * copy as the traces left it. The notification may be older than
+	 * the trace's news: in both cases ask the bridge for the entry as
+	 * it is now. */
+	if (deleted)
+		return 0;
+	if (!bpf_map_lookup_elem(s->fd[XM_FDB], &k, &cur)) {
+		if (cur.ifindex == v.ifindex)
+			return 0;
+		if (*budget <= 0) {
+			*budget = -1; /* left: xn_fdb_repair asks for all */
+			return 0;
+		}
+	} else if (*budget <= 0) {
+		return 0; /* a full map's: left to xn_fdb_repair */
 	}
-	return 0;
+	(*budget)--;
+	fdb_fix_key(s, br, &k);
+	return 1;
 }
 
 int xn_reconcile_fdb_entry(struct xn_state *s, const struct xn_link *br,
@@ -195,7 +221,7 @@ int xn_fdb_repair(struct xn_state *s, const struct xn_link *br,
 		  struct xn_fdb_sync *r)
 {
 	struct xdpnet_fdb_key k, nk, *added = NULL, *gone = NULL;
-	int n = 0, i, j, nadded = 0, ngone = 0, gcap = 0, err;
+	int n = 0, i, j, nadded = 0, nmoved = 0, ngone = 0, gcap = 0, err;
 	struct keyset want[2] = {}; /* [0] static and local, [1] learned */
 	struct xn_fdb_entry *e = NULL;
 	struct xdpnet_fdb_val v, cur;
@@ -230,8 +256,16 @@ int xn_fdb_repair(struct xn_state *s, const struct xn_link *br,
 			continue;
 		}
 		if (!bpf_map_lookup_elem(s->fd[XM_FDB], &k, &cur)) {
-			if (s->meta.fdb_trace || cur.ifindex == v.ifindex)
+			if (cur.ifindex == v.ifindex)
 				continue;
+			if (s->meta.fdb_trace) {
+				/* On another port than the bridge's: a lost
+				 * race of the traces (fdb_entry_apply), or
+				 * a move since the dump. Ask again. */
+				added[nadded++] = k;
+				nmoved++;
+				continue;
+			}
 		} else if (s->meta.fdb_trace) {
 			if (bpf_map_update_elem(s->fd[XM_FDB], &k, &v,
 						BPF_NOEXIST))
@@ -269,9 +303,10 @@ int xn_fdb_repair(struct xn_state *s, const struct xn_link *br,
 				r->dropped++;
 		ngone = 0;
 	}
-	/* The bridge changed its FDB while we copied it: what we inserted
-	 * may be stale already. Ask again for each. */
-	if (nadded && fdb_ev_sum(s) != ev0)
+	/* The bridge changed its FDB while we copied it (what we inserted
+	 * may be stale already), or copies were on another port: ask again
+	 * for each. */
+	if (nadded && (fdb_ev_sum(s) != ev0 || nmoved))
 		for (i = 0; i < nadded; i++)
 			fdb_fix_key(s, br, &added[i]);
 	xn_gen_bump(s);

@@ -18,15 +18,16 @@ struct xn_fdb_sync {
 /* One entry of the bridge's FDB changed (RTM_NEWNEIGH / RTM_DELNEIGH).
  * Where the in-kernel mirror misses a learned entry, asking the bridge
  * costs a netlink round trip: *budget says how many more may be spent
- * (a flood of learned MACs is left to xn_fdb_repair). Returns 1 when it
- * changed a map, 0, -errno. */
+ * (a flood of learned MACs is left to xn_fdb_repair: *budget is -1 when
+ * an entry was left so). Returns 1 when it changed a map, 0, -errno. */
 int xn_reconcile_fdb_entry(struct xn_state *s, const struct xn_link *br,
 			   const struct xn_fdb_entry *e, int deleted,
 			   int *budget);
 
 /* Copy the bridge's learned entries the datapath misses (after its map
- * was full, or when nothing mirrors them in-kernel), and drop copies the
- * bridge no longer has. */
+ * was full, or when nothing mirrors them in-kernel), put copies on
+ * another port than the bridge's where the bridge has them now, and drop
+ * copies the bridge no longer has. */
 int xn_fdb_repair(struct xn_state *s, const struct xn_link *br,
 		  struct xn_fdb_sync *r);
 

@@ -379,6 +379,7 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 	double next_nf_check = 0;
 	unsigned int nf_seen = nf_switches();
 	__u64 full_seen = 0, tcx_seen;
+	int fdb_recheck = 0;
 	int fd, nfd, lk, flk, err = 0;
 	pid_t other;
 
@@ -523,6 +524,7 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 		if ((filters || b->newcomer) && policy_refresh(&s, br, &pol))
 			b->full = 1;
 		err = apply(&s, br, b, &pol);
+		fdb_recheck |= b->fdb_budget < 0;
 		tcx_seen = xn_tcx_fingerprint(&s);
 		if (err == 1) {
 			xn_unlock(lk);
@@ -539,13 +541,16 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 			__u64 full = fdb_full_count(&s);
 			struct xn_fdb_sync r = {};
 
-			/* The FDB copy overflowed: copy what fits now. */
-			if (full != full_seen && !xn_fdb_repair(&s, br, &r) &&
-			    r.seeded)
+			/* The FDB copy overflowed: copy what fits now. Or
+			 * copies on another port than the bridge's were more
+			 * than a batch asks for (fdb_copy.h): ask for all. */
+			if ((full != full_seen || fdb_recheck) &&
+			    !xn_fdb_repair(&s, br, &r) && r.seeded)
 				xn_info("xdpnet: %s: FDB copy refilled: %d "
 					"entries",
 					bridge, r.seeded);
 			full_seen = full;
+			fdb_recheck = 0;
 			next_fdb_check = xn_mono_s() + 1;
 		}
 		xn_unlock(lk);
