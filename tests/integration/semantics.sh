@@ -1103,12 +1103,6 @@ case_tcn() { # VARIANT pre|post
 # polled until it names the same port (2 s at most); then 3 sends to X:
 # every frame reaches the stand-in behind that port, none the other.
 FR_ROUNDS=${SEM_FDBRACE_ROUNDS:-8}
-fdb_port_of() { # MAC: the bridge port the bridge's FDB names for MAC
-	local l
-	l=$(bridge -n "$SW" fdb show br "$BR" | grep -i "^$1 dev $Q" | head -n 1)
-	l=${l#* dev }
-	echo "${l%% *}"
-}
 xn_port_of() { # MAC: the port xdpnet's copy names for MAC
 	xn fdb "$BR" --json | jq -r --arg m "$1" '[.entries[] | select(.mac == $m) | .port][0] // ""'
 }
