@@ -33,6 +33,9 @@
 #             (same)
 #   static    a sticky static entry is not taken over; a plain static one
 #             moves exactly as the bridge moves it
+#   dynsticky a "dynamic sticky" entry under bypassed traffic for three
+#             times a 3 s ageing: the bridge keeps it, sticky, all along;
+#             then a VM sending with its MAC does not take it over
 #   fdbrace   one MAC sent from two ports on both CPUs at once, with
 #             `bridge fdb replace` between (a shared or migrating MAC):
 #             after each round, frames to it from a third stand-in reach
@@ -94,7 +97,7 @@ set -u
 . "$HERE/semlib.sh"
 . "$HERE/semshare.sh"
 
-CASES=${SEM_CASES:-flood,vxlan,stp,blocking,isolation,moved,locked,learning,static,fdbrace,mtu,nfswitch,gso,ageing,silence,shortage,hub,tc,promisc,tunnel,tcn,vlan,vlanstate,qinq,vlanchange,tcx,tcxegress,xdpfilter}
+CASES=${SEM_CASES:-flood,vxlan,stp,blocking,isolation,moved,locked,learning,static,dynsticky,fdbrace,mtu,nfswitch,gso,ageing,silence,shortage,hub,tc,promisc,tunnel,tcn,vlan,vlanstate,qinq,vlanchange,tcx,tcxegress,xdpfilter}
 KINDS=${SEM_KINDS:-veth,tap}
 VARIANTS=${SEM_VARIANTS:-}
 FULL=0
@@ -367,6 +370,53 @@ case_learning() { # VARIANT pre|post
 fdb_port_of() { # MAC: the port the bridge has MAC on (master entries)
 	bridge -n "$SW" -j fdb show br "$BR" |
 		jq -r --arg m "$1" '[.[] | select(.mac == $m and .ifname != null)] | .[0].ifname // "-"'
+}
+
+# A "dynamic sticky" entry (bridge fdb add ... dynamic sticky) ages like a
+# learned one and never moves. Ageing 3 s; stand-in 2 behind it sends to 1
+# and 1 to 2 for 9 s (20 frames a second each way): the bridge keeps the
+# entry, sticky, on 2's port all along (sampled four times a second).
+# Then 3 sends with 2's MAC as source: frames from 1 to that MAC still
+# reach 2 only.
+sticky_ok() { # the bridge has VMAC[2] on VPORT[2], dynamic and sticky
+	local l
+	l=$(bridge -n "$SW" fdb show br "$BR" | grep -i "^${VMAC[2]} dev ${VPORT[2]} ")
+	[[ $l == *sticky* ]] && [[ $l != *static* ]] && [[ $l != *permanent* ]]
+}
+case_dynsticky() { # VARIANT
+	local v=$1 st=0 i pids=() miss=0 t0
+	ip -n "$SW" link set "$BR" type bridge ageing_time 300 || return 1
+	learn_all || return 1
+	bridge -n "$SW" fdb replace "${VMAC[2]}" dev "${VPORT[2]}" master dynamic sticky || return 1
+	bridge -n "$SW" fdb show br "$BR" | grep -i "${VMAC[2]}"
+	sticky_ok || { echo "the bridge did not take a dynamic sticky entry"; return 1; }
+	v_attach "$v" || return 1
+	m_start || return 1
+	t0=$EPOCHREALTIME
+	nsx "${VNS[2]}" "$FR" send eth0 --dst "${VMAC[1]}" --src "${VMAC[2]}" --count 180 --rate 20 --tag 21 >/dev/null &
+	pids+=($!)
+	nsx "${VNS[1]}" "$FR" send eth0 --dst "${VMAC[2]}" --src "${VMAC[1]}" --count 180 --rate 20 --tag 12 >/dev/null &
+	pids+=($!)
+	for i in "${pids[@]}"; do track "$i"; done
+	while kill -0 "${pids[0]}" 2>/dev/null; do
+		sticky_ok || { echo "t=$(since "$t0"): the bridge has no dynamic sticky ${VMAC[2]} on ${VPORT[2]}"; miss=1; }
+		sleep 0.25
+	done
+	for i in "${pids[@]}"; do wait "$i"; untrack "$i"; done
+	[ "$miss" = 0 ] || { echo "FAIL: the bridge lost the sticky entry under traffic"; st=1; }
+	tx 3 1 "$N" --src "${VMAC[2]}" --tag 31 || st=1
+	tx 1 2 "$N" --tag 122 || st=1
+	m_end || st=1
+	bridge -n "$SW" fdb show br "$BR" | grep -i "${VMAC[2]}"
+	expect_at 21 "1=180" && expect_at 12 "2=180" || st=1
+	echo "after 3 sent with 2's MAC, frames from 1 to it:"
+	expect_at 122 "2=$N" || st=1
+	show_ctr "$v" "${VPORT[2]}" pass_refresh tc_redirect xdp_redirect
+	bridge -n "$SW" fdb del "${VMAC[2]}" dev "${VPORT[2]}" master 2>/dev/null
+	ip -n "$SW" link set "$BR" type bridge ageing_time 30000
+	learn_all || st=1
+	v_detach "$v" || st=1
+	return $st
 }
 
 declare -A BASE
@@ -1377,6 +1427,7 @@ kind_cases() {
 		run_case static "sticky static entry: not taken over" "$BEFORE_VARIANTS" sticky
 		run_case static "plain static entry: moves, frames follow, as on the bridge" "$BEFORE_VARIANTS" plain
 	}
+	want dynsticky && run_case dynsticky "a dynamic sticky entry under bypassed traffic: kept, sticky, for three ageing times; then not taken over" "$BEFORE_VARIANTS"
 	want fdbrace && run_case fdbrace "one MAC from two ports on both CPUs, fdb replace between: frames to it reach the bridge's port, every round" "$BEFORE_VARIANTS"
 	want mtu && {
 		run_case mtu "egress MTU 1280 set before attach: 1400/1299-byte frames never arrive, 1298 do" "$BEFORE_VARIANTS" pre

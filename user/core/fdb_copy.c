@@ -38,7 +38,12 @@ static int fdb_kind(const struct xn_link *br, const struct xn_fdb_entry *e,
 		v->flags |= XDPNET_FDB_LOCAL;
 		return 1;
 	}
-	if ((e->state & NUD_NOARP) || (e->flags & NTF_STICKY)) {
+	/* A static entry, sticky or not. A dynamic one that is sticky
+	 * ("dynamic sticky") is learned for us: it ages, so that its frames'
+	 * keep-alive must reach the bridge, and the bridge never moves it
+	 * (a frame from elsewhere with its MAC fails the source check and
+	 * goes to the bridge, which keeps it where it is). */
+	if (e->state & NUD_NOARP) {
 		v->flags |= XDPNET_FDB_STATIC;
 		return 1;
 	}
