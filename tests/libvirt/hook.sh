@@ -170,8 +170,11 @@ for name in -rf .. 'a b' 'x;y' 'a*' 'waytoolongbridge0' "\$(id)"; do
 done
 logged "odd bridge name ignored"
 
-check "every run above (quick stub) took under 500 ms; the slowest $MAX_MS ms" \
-	[ "$MAX_MS" -lt 500 ]
+# What "never keeps it long" means with a stub that answers at once: no
+# run waited for the hook's 2 s timeout. (A bound on the time itself was
+# a speed test: 500 ms held on an idle host and not on a loaded one.)
+check "every run above (quick stub) ended before the hook's 2 s timeout; the slowest $MAX_MS ms" \
+	[ "$MAX_MS" -lt 2000 ]
 
 # xdpnet missing, failing, hanging, forking a child that holds the output.
 HOOK_ENV+=(XDPNET=/nonexistent/xdpnet)
@@ -186,15 +189,15 @@ qemu started "$STARTED" "attach xnlvbr0" "xdpnet fails: exit 0"
 logged "xdpnet attach xnlvbr0: failed \(exit 3\) in [0-9]+ ms: xdpnet: no such bridge"
 echo hang >"$T/mode"
 qemu started "$STARTED" "attach xnlvbr0" "xdpnet hangs: exit 0"
-check "xdpnet hangs: the hook returns within its 2 s timeout + 1 s ($MS ms)" \
-	[ "$MS" -lt 3500 ]
+check "xdpnet hangs: the hook stops it at its 2 s timeout (+1 s kill grace), long before the 30 s hang ends ($MS ms; 10 s at most, for a loaded host)" \
+	[ "$MS" -lt 10000 ]
 logged "xdpnet attach xnlvbr0: no answer within 2 s"
 hung=$(head -n 1 "$T/pids")
 check "xdpnet hangs: the hook killed it" bash -c "! kill -0 $hung 2>/dev/null"
 : >"$T/pids"
 echo fork >"$T/mode"
 qemu started "$STARTED" "attach xnlvbr0" "xdpnet leaves a child holding its stdout: exit 0"
-check "... and the hook does not wait for that child ($MS ms)" [ "$MS" -lt 1000 ]
+check "... and the hook does not wait for that child, which lives 30 s ($MS ms: under the hook's 2 s timeout)" [ "$MS" -lt 2000 ]
 rm "$T/mode"
 
 # The network hook.
