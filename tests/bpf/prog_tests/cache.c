@@ -311,13 +311,35 @@ static void kernel_changes(void)
 	}
 }
 
-/* Poll (2 s at most) until the datapath's clock passes j. */
+/* The datapath's clock rate, jiffies per second (measured once, over
+ * 100 ms of CLOCK_MONOTONIC); at least 100. */
+static __u32 jiffies_hz(void)
+{
+	struct timespec d = { 0, 100 * 1000 * 1000 }, t0, t1;
+	double secs;
+	__u32 j0, j1;
+
+	if (xt_env.hz)
+		return xt_env.hz;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	j0 = xt_jiffies();
+	nanosleep(&d, NULL);
+	j1 = xt_jiffies();
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	xt_env.hz = secs > 0 ? (__u32)((j1 - j0) / secs + 0.5) : 0;
+	if (xt_env.hz < 100)
+		xt_env.hz = 100;
+	return xt_env.hz;
+}
+
+/* Poll (5 s at most) until the datapath's clock passes j. */
 static bool jiffies_past(__u32 j)
 {
 	struct timespec d = { 0, 2 * 1000 * 1000 };
 	int i;
 
-	for (i = 0; i < 1000; i++) {
+	for (i = 0; i < 2500; i++) {
 		if ((__s32)(xt_jiffies() - j) > 0)
 			return true;
 		nanosleep(&d, NULL);
@@ -329,8 +351,12 @@ static bool jiffies_past(__u32 j)
  * frame goes to the bridge, and the entry's stamp moves. */
 static void keepalive_due(void)
 {
-	/* A quarter of a second: the four frames below take microseconds. */
-	__u32 r = xt_env.hz / 4, j0, n = 0, i;
+	/* Half a second: the entry is stamped, then the flow's first frame
+	 * must find the keep-alive not yet due; the four frames below take
+	 * microseconds. (xt_env.hz was never measured: r was 0, and a
+	 * jiffy that ticked between the stamp and the first frame made it
+	 * due, on a TCG guest under load.) */
+	__u32 r = jiffies_hz() / 2, j0, n = 0, i;
 	struct xdpnet_fdb_val v;
 
 	if (!prepare("the keep-alive falls due on a cached flow: one frame "
