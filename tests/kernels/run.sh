@@ -205,7 +205,13 @@ EOF
 # boot ACCEL: start the guest in the background (QPID).
 boot() {
 	local machine
-	if [ "$1" = kvm ]; then machine="-accel kvm -cpu host"; else machine="-accel tcg,thread=${XNK_TCG_THREAD:-single} -cpu max"; fi
+	# TCG: every CPU feature it emulates but 5-level paging (la57). With
+	# it, the 6.12 guest once died of a double fault at the slab
+	# allocator's cmpxchg16b, a garbage EFLAGS in its frame (3 suites and
+	# a CPU hog beside it; not reproduced): most likely the emulator's.
+	# 4-level paging is what the hosts this guest stands for run, and the
+	# path the emulator runs most.
+	if [ "$1" = kvm ]; then machine="-accel kvm -cpu host"; else machine="-accel tcg,thread=${XNK_TCG_THREAD:-single} -cpu max,la57=off"; fi
 	rm -f "$W/out/booted" "$W/out/rc" "$W/out/tests.out"
 	echo "=== boot $(date +%T): $1" >>"$W/console.log"
 	# setpriv --pdeathsig: the guest dies with this script, however it ends.
