@@ -18,8 +18,9 @@ struct xn_fdb_sync {
 /* One entry of the bridge's FDB changed (RTM_NEWNEIGH / RTM_DELNEIGH).
  * Where the in-kernel mirror misses a learned entry, asking the bridge
  * costs a netlink round trip: *budget says how many more may be spent
- * (a flood of learned MACs is left to xn_fdb_repair: *budget is -1 when
- * an entry was left so). Returns 1 when it changed a map, 0, -errno. */
+ * (a flood of learned MACs is left to xn_fdb_repair; *budget is -1 when
+ * a copy on another port than the notification's was left to it).
+ * Returns 1 when it changed a map, 0, -errno. */
 int xn_reconcile_fdb_entry(struct xn_state *s, const struct xn_link *br,
 			   const struct xn_fdb_entry *e, int deleted,
 			   int *budget);
