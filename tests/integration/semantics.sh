@@ -372,6 +372,26 @@ fdb_port_of() { # MAC: the port the bridge has MAC on (master entries)
 		jq -r --arg m "$1" '[.[] | select(.mac == $m and .ifname != null)] | .[0].ifname // "-"'
 }
 
+# talk_2_1 N21 RATE21 N12 RATE12 T0 MSG CHECK...: stand-in 2 sends N21
+# frames to 1 (tag 21) and 1 sends N12 to 2 (tag 12) at those rates; while
+# 2's frames go, CHECK every 0.25 s; each time it fails, "t=SECS since T0:
+# MSG". 1 when it ever failed.
+talk_2_1() {
+	local n21=$1 r21=$2 n12=$3 r12=$4 t0=$5 msg=$6 miss=0 i pids=()
+	shift 6
+	nsx "${VNS[2]}" "$FR" send eth0 --dst "${VMAC[1]}" --src "${VMAC[2]}" --count "$n21" --rate "$r21" --tag 21 >/dev/null &
+	pids+=($!)
+	nsx "${VNS[1]}" "$FR" send eth0 --dst "${VMAC[2]}" --src "${VMAC[1]}" --count "$n12" --rate "$r12" --tag 12 >/dev/null &
+	pids+=($!)
+	for i in "${pids[@]}"; do track "$i"; done
+	while kill -0 "${pids[0]}" 2>/dev/null; do
+		"$@" || { echo "t=$(since "$t0"): $msg"; miss=1; }
+		sleep 0.25
+	done
+	for i in "${pids[@]}"; do wait "$i"; untrack "$i"; done
+	return $miss
+}
+
 # A "dynamic sticky" entry (bridge fdb add ... dynamic sticky) ages like a
 # learned one and never moves. Ageing 3 s; stand-in 2 behind it sends to 1
 # and 1 to 2 for 9 s (20 frames a second each way): the bridge keeps the
@@ -384,7 +404,7 @@ sticky_ok() { # the bridge has VMAC[2] on VPORT[2], dynamic and sticky
 	[[ $l == *sticky* ]] && [[ $l != *static* ]] && [[ $l != *permanent* ]]
 }
 case_dynsticky() { # VARIANT
-	local v=$1 st=0 i pids=() miss=0 t0
+	local v=$1 st=0 miss=0 t0
 	ip -n "$SW" link set "$BR" type bridge ageing_time 300 || return 1
 	learn_all || return 1
 	bridge -n "$SW" fdb replace "${VMAC[2]}" dev "${VPORT[2]}" master dynamic sticky || return 1
@@ -393,16 +413,7 @@ case_dynsticky() { # VARIANT
 	v_attach "$v" || return 1
 	m_start || return 1
 	t0=$EPOCHREALTIME
-	nsx "${VNS[2]}" "$FR" send eth0 --dst "${VMAC[1]}" --src "${VMAC[2]}" --count 180 --rate 20 --tag 21 >/dev/null &
-	pids+=($!)
-	nsx "${VNS[1]}" "$FR" send eth0 --dst "${VMAC[2]}" --src "${VMAC[1]}" --count 180 --rate 20 --tag 12 >/dev/null &
-	pids+=($!)
-	for i in "${pids[@]}"; do track "$i"; done
-	while kill -0 "${pids[0]}" 2>/dev/null; do
-		sticky_ok || { echo "t=$(since "$t0"): the bridge has no dynamic sticky ${VMAC[2]} on ${VPORT[2]}"; miss=1; }
-		sleep 0.25
-	done
-	for i in "${pids[@]}"; do wait "$i"; untrack "$i"; done
+	talk_2_1 180 20 180 20 "$t0" "the bridge has no dynamic sticky ${VMAC[2]} on ${VPORT[2]}" sticky_ok || miss=1
 	[ "$miss" = 0 ] || { echo "FAIL: the bridge lost the sticky entry under traffic"; st=1; }
 	tx 3 1 "$N" --src "${VMAC[2]}" --tag 31 || st=1
 	tx 1 2 "$N" --tag 122 || st=1
@@ -550,7 +561,7 @@ fdb_has() {
 # A silent source ages out (bridge and copy) and frames to it flood; an
 # active source stays (the bypass keeps the bridge's entry alive).
 case_ageing() { # VARIANT
-	local v=$1 st=0 i t0 gone_br= gone_xn= miss=0 pids=()
+	local v=$1 st=0 i t0 gone_br= gone_xn= miss=0
 	ip -n "$SW" link set "$BR" type bridge ageing_time 250 || return 1
 	v_attach "$v" || return 1
 	learn_all || return 1
@@ -581,16 +592,7 @@ case_ageing() { # VARIANT
 	echo "keep-alive: stand-in 2 sends to 1 for 4 s (50/s), 1 sends to 2 (20/s)"
 	learn_all || st=1
 	m_start || return 1
-	nsx "${VNS[2]}" "$FR" send eth0 --dst "${VMAC[1]}" --src "${VMAC[2]}" --count 200 --rate 50 --tag 21 >/dev/null &
-	pids+=($!)
-	nsx "${VNS[1]}" "$FR" send eth0 --dst "${VMAC[2]}" --src "${VMAC[1]}" --count 80 --rate 20 --tag 12 >/dev/null &
-	pids+=($!)
-	for i in "${pids[@]}"; do track "$i"; done
-	while kill -0 "${pids[0]}" 2>/dev/null; do
-		fdb_has bridge "${VMAC[2]}" || { echo "t=$(since "$t0"): the bridge lost ${VMAC[2]}"; miss=1; }
-		sleep 0.25
-	done
-	for i in "${pids[@]}"; do wait "$i"; untrack "$i"; done
+	talk_2_1 200 50 80 20 "$t0" "the bridge lost ${VMAC[2]}" fdb_has bridge "${VMAC[2]}" || miss=1
 	m_end || st=1
 	[ "$miss" = 0 ] || { echo "FAIL: the bridge forgot an active source"; st=1; }
 	expect_at 21 "1=200" && expect_at 12 "2=80" || st=1
