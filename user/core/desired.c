@@ -117,16 +117,22 @@ void xn_cfg_want(const struct xn_link *br, const struct xn_policy *pol,
 				      ? XDPNET_VF_8021AD
 				      : XDPNET_VF_8021Q;
 	out->refresh_j = refresh_j_for(br, cur->hz);
-	/* Hub mode (ageing_time 0: the bridge floods everything), an ageing
-	 * too short for the keep-alive and MST (per-VLAN port states)
-	 * bypass nothing, nor does a promiscuous
-	 * bridge (it hands every frame it forwards to the host as well),
-	 * nor do filters that apply between ports. */
-	out->hold = !br->ageing_time_cs	   ? XDPNET_BHOLD_HUB
-		    : ageing_too_short(br) ? XDPNET_BHOLD_AGEING
-		    : br->mst		   ? XDPNET_BHOLD_MST
-		    : br->promiscuity	   ? XDPNET_BHOLD_PROMISC
-		    : pol		   ? (__u32)pol->bridge_hold
-					   : XDPNET_BHOLD_NONE;
+	/* ... nor do filters that apply between ports. */
+	out->hold = xn_bridge_hold(br);
+	if (out->hold == XDPNET_BHOLD_NONE && pol)
+		out->hold = (__u32)pol->bridge_hold;
 	out->bypass = out->hold == XDPNET_BHOLD_NONE;
+}
+
+/* Hub mode (ageing_time 0: the bridge floods everything), an ageing too
+ * short for the keep-alive and MST (per-VLAN port states) bypass nothing,
+ * nor does a promiscuous bridge (it hands every frame it forwards to the
+ * host as well). */
+__u32 xn_bridge_hold(const struct xn_link *br)
+{
+	return !br->ageing_time_cs    ? XDPNET_BHOLD_HUB
+	       : ageing_too_short(br) ? XDPNET_BHOLD_AGEING
+	       : br->mst	      ? XDPNET_BHOLD_MST
+	       : br->promiscuity      ? XDPNET_BHOLD_PROMISC
+				      : XDPNET_BHOLD_NONE;
 }

@@ -47,4 +47,9 @@ int xn_port_want(const struct xn_link *br, const struct xn_link *l,
 void xn_cfg_want(const struct xn_link *br, const struct xn_policy *pol,
 		 const struct xdpnet_cfg *cur, struct xdpnet_cfg *out);
 
+/* Why the bridge's own settings alone make it bypass nothing (enum
+ * xdpnet_bridge_hold), whatever the filters: XDPNET_BHOLD_NONE if they
+ * do not. */
+__u32 xn_bridge_hold(const struct xn_link *br);
+
 #endif

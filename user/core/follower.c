@@ -21,7 +21,9 @@
  * raise no event), before a port joins the datapath (libvirt instantiates a
  * VM's nwfilter around the time its tap joins the bridge), on SIGHUP and with
  * the backstop; legacy iptables changes raise no event and are seen by the
- * backstop.
+ * backstop. Reading them runs the filter tools (tens of milliseconds, a
+ * second on a busy host); a bridge whose own settings now make it bypass
+ * nothing (hub mode, a short ageing, MST, promiscuous) is held first.
  *
  * Logs one line per change on stdout, line-buffered (journald or the log
  * file sees each line as it happens).
@@ -213,6 +215,15 @@ static int nft_events_drain(int fd)
 	while (fd >= 0 && recv(fd, buf, sizeof(buf), MSG_DONTWAIT) != -1)
 		any = 1;
 	return any || (fd >= 0 && errno == ENOBUFS);
+}
+
+/* The bridge's settings alone make it bypass nothing (core/desired.h). */
+static int bridge_holds(const struct xn_link *br)
+{
+	struct xn_link now;
+
+	return !xn_get_link_by_index(br->ifindex, &now) &&
+	       xn_bridge_hold(&now) != XDPNET_BHOLD_NONE;
 }
 
 /* Read the host's filters again; 1 when what they hold changed. */
@@ -518,6 +529,19 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 					err ? "no longer attached"
 					    : "upgraded by another xdpnet");
 				err = err == XN_ENOTATTACHED ? 0 : err;
+				break;
+			}
+		}
+		if ((filters || b->newcomer) && b->full && !b->gone &&
+		    bridge_holds(br)) {
+			/* The bridge's own settings hold it (hub mode, a short
+			 * ageing, ...): make that so before the filter tools
+			 * run, which take a while on a busy host. Nothing is
+			 * bypassed then, whatever the filters say. */
+			err = apply(&s, br, b, &pol);
+			if (err == 1) {
+				xn_unlock(lk);
+				err = 0;
 				break;
 			}
 		}
