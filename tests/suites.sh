@@ -15,7 +15,8 @@
 # (T s)", and for a suite that failed its failed checks with their log
 # lines (or, where it printed none, the end of its log). At the end: the
 # same line for every suite, in the order given, the failed checks'
-# names ("!! NAME: not ok ..."), and the total as
+# names ("!! NAME: not ok ...", each with its first three "FAIL" lines),
+# and the total as
 # "P passed, F failed[, S skipped]". Exit 0 only when every suite exited
 # 0 and counted no failure.
 #
@@ -170,7 +171,10 @@ done
 for n in "${NAMES[@]}"; do
 	read -r rc _ _ f _ <<<"${RESULT[$n]}"
 	{ [ "$rc" = 0 ] && [ "$f" = 0 ]; } && continue
-	grep -m 10 '^not ok' "$LOGS/$n.log" | sed "s/^/!! $n: /"
+	# Each failed check with its first failed expectations ("FAIL:"
+	# lines of its log, tests/integration/lib.sh).
+	awk -v n="$n" '/^not ok/ { if (++k > 10) exit; on = 1; f = 0; print "!! " n ": " $0; next }
+		/^ok / { on = 0 } on && /^#.*FAIL/ && f++ < 3 { print "!!    " $0 }' "$LOGS/$n.log"
 	grep -q '^not ok' "$LOGS/$n.log" || grep -m 10 -E '^(FAIL|ERROR):|\[  FAILED  \] [^0-9]' "$LOGS/$n.log" | sed "s/^/!! $n: /"
 done
 echo "$P passed, $F failed$([ "$K" = 0 ] || echo ", $K skipped")"

@@ -136,17 +136,22 @@ summary() {
 }
 
 # Assertions for use inside check: print what was compared.
+# A failed expectation's line starts with "FAIL: " (tests/suites.sh
+# repeats those of failed checks at the end of its output).
 expect_eq() { # WHAT GOT WANT
-	echo "$1: got '$2', want '$3'"
-	[ "$2" = "$3" ]
+	[ "$2" = "$3" ] && { echo "$1: got '$2', want '$3'"; return 0; }
+	echo "FAIL: $1: got '$2', want '$3'"
+	return 1
 }
 expect_ge() { # WHAT GOT MIN
-	echo "$1: $2 >= $3 ?"
-	[ "$2" -ge "$3" ] 2>/dev/null
+	[ "$2" -ge "$3" ] 2>/dev/null && { echo "$1: $2 >= $3"; return 0; }
+	echo "FAIL: $1: $2 >= $3 ?"
+	return 1
 }
 expect_le() { # WHAT GOT MAX
-	echo "$1: $2 <= $3 ?"
-	[ "$2" -le "$3" ] 2>/dev/null
+	[ "$2" -le "$3" ] 2>/dev/null && { echo "$1: $2 <= $3"; return 0; }
+	echo "FAIL: $1: $2 <= $3 ?"
+	return 1
 }
 
 # ---------------------------------------------------------------- processes
@@ -199,13 +204,16 @@ wait_line() {
 }
 
 # wait_until SECS CMD [ARGS...]: poll CMD (every 0.05 s) until it succeeds;
-# 1 if it still fails after SECS seconds. For a state that a test expects
-# to reach: never sleep for it.
+# 1 if it still fails after SECS seconds (whole seconds, measured from the
+# call: $SECONDS counts whole seconds, and gave 1-2 s for "2"). For a state
+# that a test expects to reach: never sleep for it.
 wait_until() {
-	local end=$((SECONDS + $1))
+	local now=${EPOCHREALTIME//[!0-9]/} end
+	end=$((10#$now + $1 * 1000000))
 	shift
 	until "$@"; do
-		[ "$SECONDS" -lt "$end" ] || return 1
+		now=${EPOCHREALTIME//[!0-9]/}
+		[ $((10#$now)) -lt "$end" ] || return 1
 		sleep 0.05
 	done
 }
