@@ -293,6 +293,17 @@ follower_alive() {
 	[ -n "$p" ] && tr '\0' ' ' <"/proc/$p/cmdline" | grep -q "follow $BR"
 }
 
+# After a detach nothing of the bridge's stays in /run/xdpnet (ls shows
+# what did).
+no_run_files() {
+	local f st=0
+	for f in lock follow pid log dump; do
+		[ ! -e "/run/xdpnet/$BR.$f" ] || { echo "FAIL: /run/xdpnet/$BR.$f is still there"; st=1; }
+	done
+	ls -la /run/xdpnet 2>&1
+	return $st
+}
+
 follower_running() {
 	check "errors: attach $BR (a follower starts)" xn attach "$BR"
 	check "errors: a follower runs" follower_alive
@@ -300,6 +311,7 @@ follower_running() {
 	bad "a follower already runs" 8 attach "$BR" --follow
 	check "errors: stats $BR -jp (attached) is valid, indented JSON" stats_pretty
 	check "errors: detach $BR" xn detach "$BR"
+	check "errors: detach removed /run/xdpnet/$BR.{lock,follow,pid,log,dump}" no_run_files
 	check "errors: attach --follow (the unit's ExecStart) logs each line as it happens, into a pipe" follow_lines
 }
 

@@ -271,7 +271,11 @@ ensure_bpffs() {
 # nsenter --net keeps this mount namespace and its /sys/fs/bpf ('ip netns
 # exec' would give the CLI a private one). Where /sys/fs/bpf is not
 # mounted, the CLI mounts it (tests/integration/bpffs.sh checks that).
+# Before a detach (which removes the follower's log) the log joins the
+# test's logs.
 xn() {
+	[ "${1-}" = detach ] && [ -n "${2-}" ] && [ -d "${LOGDIR-}" ] &&
+		cat "/run/xdpnet/$2.log" >>"$LOGDIR/follower-$2.log" 2>/dev/null
 	timeout -k 5 60 nsenter --net="/run/netns/$SW" "$XDPNET" "$@"
 }
 
@@ -375,10 +379,10 @@ cleanup() {
 		echo "# cleanup: $PIN was left behind; removing it"
 		rm -rf "$PIN"
 	fi
-	# xdpnet's run files for our bridge (the follower's log goes with the
-	# test's logs).
+	# xdpnet's run files for our bridge, where a detach did not remove
+	# them (the follower's log goes with the test's logs).
 	if [ "$HAVE_LOCK" = 1 ]; then
-		cp "/run/xdpnet/$BR.log" "$LOGDIR/follower-$BR.log" 2>/dev/null
+		cat "/run/xdpnet/$BR.log" >>"$LOGDIR/follower-$BR.log" 2>/dev/null
 		runfiles_rm "$BR"
 	fi
 	[ "$HAVE_LOCK" = 1 ] && [ "$(cat "$LOCK" 2>/dev/null)" = $$ ] && rm -f "$LOCK"

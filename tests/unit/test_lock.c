@@ -3,7 +3,9 @@
  * Unit tests for the per-bridge locks (user/core/lock.c) under a scratch
  * run directory: the bridge lock excludes a second holder (another open
  * file in this process, or another process) and is free again once
- * released; the follower's lifetime lock says who runs. No root needed.
+ * released; the follower's lifetime lock says who runs; a detach's
+ * removal of the run files neither breaks a waiting lock nor removes a
+ * running process's file. No root needed.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <cmocka.h>
 #include "xdpnet.h"
@@ -122,12 +125,93 @@ static void test_follow_lock(void **state)
 	assert_int_equal(xn_follower_alive("br3", &pid), 0);
 }
 
+/* Detaches racing: processes that each take the bridge lock, remove the
+ * run files (as a detach does, lock included) and let go. A waiter that
+ * locked a removed file would hold "the" lock beside the one who locked
+ * the file at the path: a marker made with O_EXCL under the lock tells. */
+static void test_remove_under_contention(void **state)
+{
+	char marker[192];
+	int k, st, bad = 0;
+	pid_t pids[3];
+
+	(void)state;
+	snprintf(marker, sizeof(marker), "%s/held", tmp);
+	for (k = 0; k < 3; k++) {
+		pids[k] = fork();
+		assert_true(pids[k] >= 0);
+		if (!pids[k]) {
+			int i, lk, m, two = 0;
+
+			for (i = 0; i < 300; i++) {
+				lk = xn_lock("br4", 10);
+				if (lk < 0)
+					_exit(2);
+				m = open(marker, O_CREAT | O_EXCL | O_WRONLY,
+					 0600);
+				if (m < 0)
+					two++;
+				else
+					close(m);
+				if (m >= 0)
+					unlink(marker);
+				/* Last, as in detach: once the file is
+				 * gone, the next one may lock anew. */
+				xn_run_remove("br4");
+				xn_unlock(lk);
+			}
+			_exit(two ? 1 : 0);
+		}
+	}
+	for (k = 0; k < 3; k++) {
+		assert_int_equal(waitpid(pids[k], &st, 0), pids[k]);
+		bad |= !WIFEXITED(st) || WEXITSTATUS(st);
+	}
+	assert_int_equal(bad, 0);
+}
+
+/* xn_run_remove keeps the files of a process that runs (a follower, a
+ * dump) and removes the rest, and the directory once it is empty. */
+static void test_run_remove(void **state)
+{
+	char path[256];
+	pid_t pid;
+	int fol, lk;
+
+	(void)state;
+	fol = xn_follow_lock("br5", &pid);
+	assert_true(fol >= 0);
+	lk = xn_lock("br5", 0);
+	assert_true(lk >= 0);
+	xn_run_remove("br5");
+	xn_unlock(lk);
+	assert_int_equal(xn_run_path(path, sizeof(path), "br5", XN_RUN_FOLLOW),
+			 0);
+	assert_int_equal(access(path, F_OK), 0);
+	assert_int_equal(xn_follower_alive("br5", &pid), 1);
+	close(fol);
+	assert_int_equal(xn_dump_lock("br5") >= 0, 1);
+	lk = xn_lock("br5", 0);
+	xn_run_remove("br5");
+	xn_unlock(lk);
+	assert_int_not_equal(access(path, F_OK), 0);
+	assert_int_equal(xn_run_path(path, sizeof(path), "br5", XN_RUN_PID), 0);
+	assert_int_not_equal(access(path, F_OK), 0);
+	assert_int_equal(xn_run_path(path, sizeof(path), "br5", XN_RUN_DUMP),
+			 0);
+	/* The dump's lock is held (by us): it stays, and so does the
+	 * directory. */
+	assert_int_equal(access(path, F_OK), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lock_excludes),
 		cmocka_unit_test(test_lock_between_processes),
 		cmocka_unit_test(test_follow_lock),
+		cmocka_unit_test(test_remove_under_contention),
+		cmocka_unit_test(test_run_remove),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * xdpnet detach BRIDGE: stop the follower, unhook every port (XDP, then
- * TC: each frame is bypassed or bridged), remove the pins. Works on the
+ * TC: each frame is bypassed or bridged), remove the pins and the run
+ * files in /run/xdpnet (core/lock.h). Works on the
  * state of another xdpnet version too (it only needs the pins' names).
  */
 #include <errno.h>
@@ -29,7 +30,7 @@ int xn_detach(const struct xn_opts *o)
 {
 	struct xn_state s;
 	struct xn_link br;
-	char dir[256], path[256];
+	char dir[256];
 	int err, lk, have_br;
 
 	err = xn_prepare();
@@ -46,6 +47,11 @@ int xn_detach(const struct xn_opts *o)
 		if (err)
 			return err;
 		xn_follower_stop(o->bridge);
+		lk = xn_lock(o->bridge, 30);
+		if (lk < 0)
+			return XN_EBUSY;
+		xn_run_remove(o->bridge);
+		xn_unlock(lk);
 		xn_info("xdpnet: %s is not attached; nothing to do", o->bridge);
 		return XN_OK;
 	}
@@ -75,13 +81,13 @@ int xn_detach(const struct xn_opts *o)
 		xn_unhook_clsact_ports(br.ifindex);
 	}
 	xn_state_remove(o->bridge);
-	xn_unlock(lk);
 	if (!access(dir, F_OK)) {
+		xn_unlock(lk);
 		xn_err("could not remove everything under %s", dir);
 		return XN_ERR;
 	}
-	if (!xn_run_path(path, sizeof(path), o->bridge, XN_RUN_PID))
-		unlink(path);
+	xn_run_remove(o->bridge);
+	xn_unlock(lk);
 	xn_info("xdpnet: detached from %s; the bridge forwards everything "
 		"again",
 		o->bridge);

@@ -16,38 +16,78 @@
 static int open_run(const char *bridge, enum xn_run_file file)
 {
 	char path[256];
-	int fd;
+	int fd, i;
 
 	if (xn_run_path(path, sizeof(path), bridge, file))
 		return -ENAMETOOLONG;
-	if (mkdir(xn_run_dir(), 0755) && errno != EEXIST)
-		return -errno;
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	/* A detach may remove the directory between the two steps. */
+	for (i = 0; i < 10; i++) {
+		if (mkdir(xn_run_dir(), 0755) && errno != EEXIST)
+			return -errno;
+		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+		if (fd >= 0 || errno != ENOENT)
+			break;
+	}
 	return fd < 0 ? -errno : fd;
+}
+
+/* Is fd, just locked, still the file at bridge's path? A detach removes
+ * the run files while it holds their locks (xn_run_remove): whoever
+ * waited on the removed file has a lock nobody else will see, and must
+ * open the path anew. */
+static int still_linked(int fd, const char *bridge, enum xn_run_file file)
+{
+	struct stat a, b;
+	char path[256];
+
+	return !xn_run_path(path, sizeof(path), bridge, file) &&
+	       !fstat(fd, &a) && !stat(path, &b) && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
+/* Open bridge's run file and take its flock without waiting: an fd, or
+ * -EWOULDBLOCK (held), or another -errno. */
+static int lock_run(const char *bridge, enum xn_run_file file, int how)
+{
+	int fd, i, err;
+
+	for (i = 0; i < 10; i++) {
+		fd = open_run(bridge, file);
+		if (fd < 0)
+			return fd;
+		if (flock(fd, how | LOCK_NB)) {
+			err = -errno;
+			close(fd);
+			return err;
+		}
+		if (still_linked(fd, bridge, file))
+			return fd;
+		close(fd);
+	}
+	return -EAGAIN;
 }
 
 int xn_lock(const char *bridge, int timeout_s)
 {
 	struct timespec d = { 0, 10 * 1000 * 1000 };
-	int fd = open_run(bridge, XN_RUN_LOCK), i;
 	char path[256];
+	int fd = -EWOULDBLOCK, i;
 
-	if (fd < 0) {
-		xn_err("cannot open the lock in %s: %s", xn_run_dir(),
-		       strerror(-fd));
-		return -1;
-	}
 	for (i = 0; i <= timeout_s * 100; i++) {
-		if (!flock(fd, LOCK_EX | LOCK_NB))
+		fd = lock_run(bridge, XN_RUN_LOCK, LOCK_EX);
+		if (fd >= 0)
 			return fd;
-		if (errno != EWOULDBLOCK)
+		if (fd != -EWOULDBLOCK)
 			break;
 		nanosleep(&d, NULL);
 	}
 	xn_run_path(path, sizeof(path), bridge, XN_RUN_LOCK);
-	xn_err("%s is held by another xdpnet for more than %d s; try again",
-	       path, timeout_s);
-	close(fd);
+	if (fd == -EWOULDBLOCK)
+		xn_err("%s is held by another xdpnet for more than %d s; try "
+		       "again",
+		       path, timeout_s);
+	else
+		xn_err("cannot lock %s: %s", path, strerror(-fd));
 	return -1;
 }
 
@@ -76,19 +116,16 @@ static pid_t read_pid(const char *bridge)
 int xn_follow_lock(const char *bridge, pid_t *pid)
 {
 	char path[256];
-	int fd = open_run(bridge, XN_RUN_FOLLOW);
+	int fd = lock_run(bridge, XN_RUN_FOLLOW, LOCK_EX);
 	FILE *f;
 
 	*pid = 0;
+	if (fd == -EWOULDBLOCK) {
+		*pid = read_pid(bridge);
+		return -EBUSY;
+	}
 	if (fd < 0)
 		return fd;
-	if (flock(fd, LOCK_EX | LOCK_NB)) {
-		int err = errno == EWOULDBLOCK ? -EBUSY : -errno;
-
-		close(fd);
-		*pid = read_pid(bridge);
-		return err;
-	}
 	if (!xn_run_path(path, sizeof(path), bridge, XN_RUN_PID) &&
 	    (f = fopen(path, "w"))) {
 		fprintf(f, "%d\n", (int)getpid());
@@ -123,18 +160,44 @@ int xn_follower_alive(const char *bridge, pid_t *pid)
 
 int xn_dump_lock(const char *bridge)
 {
-	int fd = open_run(bridge, XN_RUN_DUMP);
+	int fd = lock_run(bridge, XN_RUN_DUMP, LOCK_EX);
 
-	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB)) {
-		int err = errno == EWOULDBLOCK ? -EBUSY : -errno;
-
-		close(fd);
-		return err;
-	}
-	return fd;
+	return fd == -EWOULDBLOCK ? -EBUSY : fd;
 }
 
 int xn_dump_alive(const char *bridge)
 {
 	return run_file_held(bridge, XN_RUN_DUMP);
+}
+
+/* Remove bridge's run file unless a process holds it (a follower or a
+ * dump that still runs keeps its own): removed under its lock. */
+static void remove_unheld(const char *bridge, enum xn_run_file file)
+{
+	char path[256];
+	int fd;
+
+	if (xn_run_path(path, sizeof(path), bridge, file))
+		return;
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (!flock(fd, LOCK_EX | LOCK_NB) && still_linked(fd, bridge, file))
+		unlink(path);
+	close(fd);
+}
+
+void xn_run_remove(const char *bridge)
+{
+	char path[256];
+
+	remove_unheld(bridge, XN_RUN_FOLLOW);
+	remove_unheld(bridge, XN_RUN_DUMP);
+	if (!xn_run_path(path, sizeof(path), bridge, XN_RUN_PID))
+		unlink(path);
+	if (!xn_run_path(path, sizeof(path), bridge, XN_RUN_LOG))
+		unlink(path);
+	if (!xn_run_path(path, sizeof(path), bridge, XN_RUN_LOCK))
+		unlink(path);
+	rmdir(xn_run_dir()); /* when no other bridge has files there */
 }

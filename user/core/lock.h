@@ -29,4 +29,12 @@ int xn_dump_lock(const char *bridge);
 /* Does a dump run for bridge? */
 int xn_dump_alive(const char *bridge);
 
+/* Detach's end: remove bridge's run files (its lock, the follower's lock,
+ * pid and log, the dump's lock; those of a process still running stay),
+ * and /run/xdpnet when it is empty. Call while holding xn_lock's fd, as
+ * the last thing before xn_unlock: once the lock's file is gone, another
+ * process may lock a new one (xn_lock and the other locks open the path
+ * anew when the file they locked was removed meanwhile). */
+void xn_run_remove(const char *bridge);
+
 #endif
