@@ -486,6 +486,20 @@ off_keeps() {
 	expect_eq "nothing measured while off" "$(lat o1 xnssv1 xnssv2 tc count)" "$(lat o0 xnssv1 xnssv2 tc count)"
 }
 
+# The table after --reset: the devices' counters (lifetime) and xdpnet's
+# (since the reset) under heads of their own; xnssv1's tc column holds
+# the 100 frames since, its rx column all it ever received.
+table_heads() {
+	local rx tc
+	xn stats "$BR" >"$WORK/table.txt" || return 1
+	cat "$WORK/table.txt"
+	grep -q -- "-- the device's own, lifetime -.* -- xdpnet's, since attach or --reset -" "$WORK/table.txt" ||
+		{ echo "FAIL: no separate heads for the two kinds of counters"; return 1; }
+	read -r rx tc < <(awk '$1 == "xnssv1" { print $3, $8 }' "$WORK/table.txt")
+	expect_eq "xnssv1 tc since the reset" "$tc" 100 || return 1
+	[ "$rx" != 100 ] || { echo "FAIL: rx counts since the reset too?"; return 1; }
+}
+
 tc_now() { snap "$1" && [ "$(pv "$1" xnssv1 .paths.tc.packets)" -ge "$2" ] 2>/dev/null; }
 reset_counts() {
 	xn stats "$BR" --reset || return 1
@@ -531,8 +545,15 @@ do_detach() {
 # Before attach, with the probe on and the pins only the probe's: detach
 # takes them too.
 latency_only_detach() {
+	local rc
 	xn latency "$BR" on || return 1
 	[ -e "$PIN/lat_rx" ] || return 1
+	xn status "$BR" 2>"$WORK/st.err"
+	rc=$?
+	cat "$WORK/st.err"
+	expect_eq "status $BR (latency pins, not attached) exit" "$rc" 7 || return 1
+	grep -q "pinned under $PIN ('xdpnet detach $BR' removes them)" "$WORK/st.err" ||
+		{ echo "FAIL: status does not name the pins"; return 1; }
 	xn detach "$BR" || return 1
 	[ ! -e "$PIN" ]
 }
@@ -642,8 +663,9 @@ check "xdp mode: $N frames exactly on the XDP path between taps" xdp_counts
 check "xdp mode: XDP latency histogram fills, p50 < 1 ms" lat_fills x0 x1 xnsst1 xnsst2 xdp "$N"
 check "latency off: links and programs gone, histograms kept" off_keeps
 check "stats --reset zeroes counters and histograms" reset_counts
+check "stats table: the devices' lifetime counters and xdpnet's since --reset under separate heads" table_heads
 check "error exits" errors
 check "detach leaves no pin and no program" do_detach
-check "latency-only pins: detach removes them" latency_only_detach
+check "latency-only pins: status names them, detach removes them" latency_only_detach
 check "exporter of the namespace after detach: attached 0, no path series" exporter_detached
 finish

@@ -21,6 +21,7 @@
 #include "core/multiprog.h"
 #include "core/sizes.h"
 #include "core/bridge.h"
+#include "core/latency.h"
 #include "cmd/cmd.h"
 
 #define MAX_BRIDGES 64
@@ -104,6 +105,34 @@ static int status_one(const char *bridge, struct xn_bridge_status *s, int quiet)
 	return 0;
 }
 
+/* A bridge that is not attached, whose latency probe pinned maps (it runs
+ * on a bridge alone too): say where, and what removes them. */
+static void lat_pins(const char *bridge)
+{
+	char dir[256];
+
+	if (xn_pin_path(dir, sizeof(dir), bridge, NULL))
+		return;
+	xn_err("%s is not attached; its latency probe is %s, its maps are "
+	       "pinned under %s ('xdpnet detach %s' removes them)",
+	       bridge, xn_lat_is_on(bridge) ? "on" : "off", dir, bridge);
+}
+
+static int unattached(const char *bridge)
+{
+	struct xn_link l;
+	int err = xn_find_bridge(bridge, &l);
+
+	if (err || !xn_lat_ours(bridge))
+		return err ? err
+			   : xn_bridge_unattached(bridge,
+						  "%s is not attached (try "
+						  "'xdpnet attach %s')",
+						  bridge, bridge);
+	lat_pins(bridge);
+	return XN_ENOTATTACHED;
+}
+
 static int cmp_port(const void *a, const void *b)
 {
 	return strcmp(((const struct xn_port_row *)a)->name,
@@ -125,17 +154,16 @@ int xn_status(const struct xn_opts *o)
 	if (o->bridge) {
 		err = status_one(o->bridge, &s[0], 0);
 		if (err == XN_ENOTATTACHED)
-			err = xn_bridge_unattached(o->bridge,
-						   "%s is not attached (try "
-						   "'xdpnet attach %s')",
-						   o->bridge, o->bridge);
+			err = unattached(o->bridge);
 		n = !err;
 	} else if (!xn_pin_dirs(&names, &nnames)) {
 		/* Other namespaces' bridges and other versions' state are
-		 * not ours to show. */
+		 * not ours to show; a latency probe's pins are named. */
 		for (i = 0; i < nnames && n < MAX_BRIDGES; i++)
 			if (!status_one(names[i], &s[n], 1))
 				n++;
+			else if (!o->json && xn_lat_ours(names[i]))
+				lat_pins(names[i]);
 		free(names);
 	}
 	for (i = 0; i < n; i++)

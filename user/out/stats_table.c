@@ -97,6 +97,15 @@ static void table_row(FILE *f, const char *name, const char *stage,
 		s);
 }
 
+/* "-- text -----" over width columns. */
+static void group(FILE *f, int width, const char *text)
+{
+	int n = fprintf(f, "-- %s ", text);
+
+	for (; n < width; n++)
+		fputc('-', f);
+}
+
 void xn_stats_print_table(FILE *f, const struct xn_stats_sample *s,
 			  const struct xn_stats_view *v, int latency,
 			  int verbose)
@@ -113,9 +122,16 @@ void xn_stats_print_table(FILE *f, const struct xn_stats_sample *s,
 	fprintf(f, "; latency probe %s", s->latency_on ? "on" : "off");
 	if (rates)
 		fprintf(f, "; rates over %.2f s", v->interval_s);
-	else
-		fputs("; counts since attach or --reset", f);
 	fputc('\n', f);
+	if (!rates) {
+		/* Two clocks side by side: the devices' counters run from
+		 * their creation, xdpnet's from attach or --reset. */
+		fprintf(f, "%-23s", "");
+		group(f, 39, "the device's own, lifetime");
+		fputc(' ', f);
+		group(f, 44, "xdpnet's, since attach or --reset");
+		fputc('\n', f);
+	}
 	if (rates)
 		fprintf(f, "%-15s %-6s %9s %9s %9s %9s %8s %8s %8s %7s %9s\n",
 			"port", "stage", "rx pkt/s", "rx bit/s", "tx pkt/s",
