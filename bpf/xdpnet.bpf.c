@@ -82,16 +82,33 @@ static __always_inline void frame_l3(struct xdpnet_frame *f)
 	f->proto = bpf_ntohs(eth->h_proto);
 }
 
-/* A trace run's end: what the stage decided, and on what. */
-static __always_inline void trace_end(struct xdpnet_trace_rec *t,
-				      const struct xdpnet_frame *f,
-				      enum xdpnet_stage stage, __u32 verdict)
+/* A trace run's end: what the stage decided, and on what. Where the
+ * source's keep-alive was due, the decision went on: what it found is the
+ * flow's steady verdict, and this frame goes to the bridge. Returns this
+ * frame's verdict. */
+static __always_inline __u32 trace_end(struct xdpnet_trace_rec *t,
+				       const struct xdpnet_frame *f,
+				       enum xdpnet_stage stage, __u32 verdict)
 {
+	int redirect = verdict == XDPNET_C_XDP_REDIRECT ||
+		       verdict == XDPNET_C_TC_REDIRECT;
+
 	t->stage = stage;
-	t->verdict = verdict;
 	t->in_slot = f->in_slot;
-	if (verdict == XDPNET_C_XDP_REDIRECT ||
-	    verdict == XDPNET_C_TC_REDIRECT) {
+	if (t->refresh_due) {
+		t->steady_verdict = verdict;
+		t->steady_at = t->at;
+		if (redirect) {
+			t->steady_target = f->target;
+			t->steady_out_slot = f->out_slot;
+		}
+		verdict = stage == XDPNET_STAGE_XDP ? XDPNET_C_XDP_DEFER_REFRESH
+						    : XDPNET_C_PASS_REFRESH;
+		t->at = XDPNET_CK_KEEPALIVE;
+		redirect = 0;
+	}
+	t->verdict = verdict;
+	if (redirect) {
 		t->target = f->target;
 		t->out_slot = f->out_slot;
 	}
@@ -100,6 +117,7 @@ static __always_inline void trace_end(struct xdpnet_trace_rec *t,
 	if (f->tagged)
 		t->vid = f->vid;
 	t->skb_backed = f->skb_backed;
+	return verdict;
 }
 
 /* The XDP stage. probe_meta: tell generic from native XDP by the room
@@ -169,7 +187,7 @@ static __always_inline int xdp_stage(struct xdp_md *ctx, int probe_meta,
 
 	verdict = xdpnet_decide(&f, XDPNET_STAGE_XDP, t);
 	if (t) {
-		trace_end(t, &f, XDPNET_STAGE_XDP, verdict);
+		verdict = trace_end(t, &f, XDPNET_STAGE_XDP, verdict);
 		return verdict == XDPNET_C_XDP_REDIRECT ? XDP_REDIRECT
 							: XDP_PASS;
 	}
@@ -283,7 +301,7 @@ static __always_inline int tc_stage(struct __sk_buff *skb,
 
 	verdict = xdpnet_decide(&f, XDPNET_STAGE_TC, t);
 	if (t) {
-		trace_end(t, &f, XDPNET_STAGE_TC, verdict);
+		verdict = trace_end(t, &f, XDPNET_STAGE_TC, verdict);
 		return verdict == XDPNET_C_TC_REDIRECT ? TC_ACT_REDIRECT
 						       : TC_ACT_UNSPEC;
 	}

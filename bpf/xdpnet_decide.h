@@ -282,11 +282,17 @@ static __always_inline __u32 decide_bridge(struct xdpnet_frame *f,
 			XN_NOTE(t, src_age_j, now - src->bridge_j);
 			XN_NOTE(t, refresh_j, refresh_j);
 			if ((__s32)(now - src->bridge_j) > (__s32)refresh_j) {
-				if (stage == XDPNET_STAGE_XDP)
-					return XDPNET_C_XDP_DEFER_REFRESH;
-				if (!t)
+				/* A trace goes on to the flow's steady
+				 * decision; its end makes this frame the
+				 * keep-alive (trace_end). */
+				if (t) {
+					t->refresh_due = 1;
+				} else {
+					if (stage == XDPNET_STAGE_XDP)
+						return XDPNET_C_XDP_DEFER_REFRESH;
 					src->bridge_j = now;
-				return XDPNET_C_PASS_REFRESH;
+					return XDPNET_C_PASS_REFRESH;
+				}
 			}
 			f->expire_j = src->bridge_j + refresh_j;
 		}

@@ -512,6 +512,14 @@ struct xdpnet_trace_rec {
 	__u16 vid;	 /* its VLAN (tagged, or the port's pvid) */
 	__u8 tagged;
 	__u8 skb_backed; /* XDP: taken for generic (skb-backed) XDP */
+	/* The source's keep-alive is due: this frame goes to the bridge
+	 * (verdict XDP_DEFER_REFRESH or PASS_REFRESH, .at KEEPALIVE), and
+	 * the decision went on to what the flow's other frames get: */
+	__u32 refresh_due;
+	__u32 steady_verdict;
+	__u32 steady_at;
+	__u32 steady_target;
+	__u32 steady_out_slot;
 };
 
 #endif /* XDPNET_H */

@@ -89,18 +89,13 @@ final_is() { # WANT ARGS...
 }
 
 # The source's keep-alive: at most one frame a second per source goes to
-# the bridge (pass_refresh), and trace says so when one is due. A row
-# that wants another verdict sends a frame of its own (that keep-alive)
-# when trace says one is due, and traces again: fresh_trace NS PORT SRC DST WANT OUT [ARGS]
-# writes trace's JSON to OUT, 1 when it still says pass_refresh.
+# the bridge (pass_refresh); trace names the flow's verdict all the same
+# (and this frame's apart: keepalive_row). fresh_trace NS PORT SRC DST
+# WANT OUT [ARGS]: trace's JSON into OUT.
 fresh_trace() {
-	local ns=$1 port=$2 src=$3 dst=$4 want=$5 out=$6
+	local port=$2 src=$3 dst=$4 out=$6
 	shift 6
-	xn trace "$BR" --in "$port" --src "$src" --dst "$dst" "$@" -j >"$out" 2>/dev/null || return 1
-	[ "$want" = pass_refresh ] || [ "$(jq -r .verdict "$out")" != pass_refresh ] && return 0
-	send "$ns" "$src" "$dst" 1 "$@" || return 1
-	xn trace "$BR" --in "$port" --src "$src" --dst "$dst" "$@" -j >"$out" 2>/dev/null || return 1
-	[ "$(jq -r .verdict "$out")" != pass_refresh ]
+	xn trace "$BR" --in "$port" --src "$src" --dst "$dst" "$@" -j >"$out" 2>/dev/null
 }
 fresh_final_is() { # WANT NS PORT SRC DST [ARGS]
 	local want=$1 ns=$2 port=$3 src=$4 dst=$5
@@ -122,9 +117,9 @@ row() {
 		echo "trace still says $(jq -r .verdict "$WORK/final.json"), want $want"
 	xn trace "$BR" --in "$port" --src "$src" --dst "$dst" "$@"
 	wait_until 10 fresh_trace "$ns" "$port" "$src" "$dst" "$want" "$tj" "$@" || return 1
-	# what a real frame counts: the XDP stage its own reasons, the TC
-	# stage the final verdict
-	counted=$(jq -r '.stages[] | select(.stage == "tc" or (.verdict | startswith("xdp_"))) | .verdict' "$tj" | sort)
+	# what the flow's frames count: the XDP stage its own reasons, the
+	# TC stage (where they reach it) the final verdict
+	counted=$(jq -r '.stages[] | select(.flow) | select(.stage == "tc" or (.verdict | startswith("xdp_"))) | .verdict' "$tj" | sort)
 	target=$(jq -r '.target // empty' "$tj")
 	status_json "$s0" || return 1
 	send "$ns" "$src" "$dst" "$N" "$@" || return 1
@@ -236,6 +231,52 @@ vlan_probe() {
 	ip -n "$SW" link del xnyvf0
 }
 
+# A bypassed flow idle past its keep-alive interval (at most a second):
+# trace gives the flow's verdict (tc_redirect to xnyv2) and says apart
+# that this frame is its source's keep-alive (pass_refresh, to the
+# bridge); the next real frame counts pass_refresh, then trace says the
+# keep-alive is no longer due.
+ka_due() {
+	xn trace "$BR" --in xnyv1 --src "$M_V1" --dst "$M_V2" -j >"$WORK/ka.json" 2>/dev/null &&
+		[ "$(jq -r .keepalive_due "$WORK/ka.json")" = true ]
+}
+ka_not_due() {
+	xn trace "$BR" --in xnyv1 --src "$M_V1" --dst "$M_V2" -j >"$WORK/ka2.json" 2>/dev/null &&
+		[ "$(jq -r .keepalive_due "$WORK/ka2.json")" = false ]
+}
+keepalive_row() {
+	local st=0 s0=$WORK/ka.s0 s1=$WORK/ka.s1
+	wait_until 5 ka_due || { echo "FAIL: trace never said the keep-alive is due"; return 1; }
+	jq -c . "$WORK/ka.json"
+	expect_eq "the flow's verdict" "$(jq -r '[.path, .verdict, .target] | join(" ")' "$WORK/ka.json")" "tc tc_redirect xnyv2" || st=1
+	expect_eq "this frame" "$(jq -r '[.frame_path, .frame_verdict] | join(" ")' "$WORK/ka.json")" "bridge pass_refresh" || st=1
+	expect_eq "the tc stage" "$(jq -r '.stages[-1] | [.verdict, .frame_verdict, (.checks[] | select(.check == "keepalive") | .result)] | join(" ")' "$WORK/ka.json")" \
+		"tc_redirect pass_refresh due" || st=1
+	xn trace "$BR" --in xnyv1 --src "$M_V1" --dst "$M_V2" >"$WORK/ka.txt" || st=1
+	cat "$WORK/ka.txt"
+	grep -q '^verdict: bypassed by the tc stage to xnyv2, counted as tc_redirect on xnyv1$' "$WORK/ka.txt" ||
+		{ echo "FAIL: the text's verdict is not the flow's"; st=1; }
+	grep -q "^this frame: its source's keep-alive .*: to the bridge, counted as pass_refresh on xnyv1$" "$WORK/ka.txt" ||
+		{ echo "FAIL: the text does not say this frame is the keep-alive"; st=1; }
+	grep -Eq "^  due +keepalive +the source's entry is due a keep-alive frame" "$WORK/ka.txt" ||
+		{ echo "FAIL: the keepalive check is not shown as due"; st=1; }
+	status_json "$s0" || return 1
+	send "$XNP-v1" "$M_V1" "$M_V2" 1 || return 1
+	wait_until 5 counted_at_least "$s0" "$s1" xnyv1 1 pass_refresh ||
+		{ echo "FAIL: the real frame did not count pass_refresh"; st=1; }
+	wait_until 5 ka_not_due || { echo "FAIL: the keep-alive still due after it went"; st=1; }
+	return $st
+}
+
+# A failed check prints the condition that failed (and the finding).
+fail_text() {
+	xn trace "$BR" --in xnyv1 --src "$M_V1" --dst 02:99:09:09:09:09 >"$WORK/ft.txt" || return 1
+	cat "$WORK/ft.txt"
+	grep -Eq '^  no +dst_known +destination not in the FDB \(the bridge floods it\)$' "$WORK/ft.txt" &&
+		[ "$(xn trace "$BR" --in xnyv1 --src "$M_V1" --dst 02:99:09:09:09:09 -j |
+			jq -r '.stages[-1].checks[] | select(.result == "no") | .condition')" = "destination not in the FDB" ]
+}
+
 # ------------------------------------------------------------------ pcap
 pcap_stand_in() {
 	local f=$WORK/v1.pcap a b
@@ -249,9 +290,8 @@ pcap_stand_in() {
 	untrack "$pid"
 	wait_until 10 pcap_stand_in_traces "$f"
 }
-pcap_stand_in_traces() { # FILE: after a keep-alive of our own
+pcap_stand_in_traces() { # FILE
 	local a b
-	send "$XNP-v1" "$M_V1" "$M_V2" 1 || return 1
 	a=$(xn trace "$BR" --in xnyv1 --pcap "$1" -j | jq -c '[.verdict, .target, .frame.len]')
 	b=$(xn trace "$BR" --in xnyv1 --src "$M_V1" --dst "$M_V2" --len 200 -j | jq -c '[.verdict, .target, .frame.len]')
 	echo "from the capture: $a; from fields: $b"
@@ -276,17 +316,16 @@ pcap_dump() {
 	wait "$pid"
 	untrack "$pid"
 	tcpdump -r "$f" -nn -e 2>/dev/null
-	# frame 1 arrived on xnyv1: trace takes the port from the file
-	wait_until 10 pcap_dump_trace "$f" || return 1
-	# frame 2 left through xnyv2: where it arrived, the file does not say
-	trace_fails 2 "$BR" --pcap "$f" --frame 2 &&
-		trace_fails 2 "$BR" --pcap "$f" --frame 3
+	# frame 1 arrived on xnyv1, frame 2 is its copy leaving xnyv2 (its
+	# comment says from=xnyv1): trace takes the port from the file
+	wait_until 10 pcap_dump_trace "$f" 1 || return 1
+	wait_until 10 pcap_dump_trace "$f" 2 || return 1
+	trace_fails 2 "$BR" --pcap "$f" --frame 3
 }
-pcap_dump_trace() { # FILE: after a keep-alive of our own
+pcap_dump_trace() { # FILE N
 	local a
-	send "$XNP-v1" "$M_V1" "$M_V2" 1 || return 1
-	a=$(xn trace "$BR" --pcap "$1" -j | jq -c '[.in, .verdict, .target]')
-	echo "frame 1 of the dump: $a"
+	a=$(xn trace "$BR" --pcap "$1" --frame "$2" -j | jq -c '[.in, .verdict, .target]')
+	echo "frame $2 of the dump: $a"
 	[ "$a" = '["xnyv1","tc_redirect","xnyv2"]' ]
 }
 
@@ -339,12 +378,14 @@ check "trace: topology up (3 veth, 2 tap stand-ins, a VXLAN port)" t_up || finis
 check "trace: refuses a missing bridge (3) and one not attached (7), one line" refusals
 check "trace: attach --mode xdp" xn attach "$BR" --mode xdp || finish
 check "trace: TC stage: each verdict trace names is the one counted" tc_rows
+check "trace: a flow due its keep-alive: the flow's verdict (tc_redirect), and this frame the keep-alive (pass_refresh)" keepalive_row
+check "trace: a failed check prints the failed condition" fail_text
 check "trace: an egress port listening: pass_state, as counted" state_row
 check "trace: an isolated pair: pass_isolated, as counted" isolated_row
 check "trace: over the egress MTU: pass_mtu, as counted" mtu_row
 check "trace: XDP stage between taps: xdp_redirect, xdp_defer_target, xdp_defer_size, as counted" xdp_rows
 check "trace: --pcap: the stand-in's own capture traces as its fields" pcap_stand_in
-check "trace: --pcap of a dump: --in from the pcapng; an outbound frame needs --in (2)" pcap_dump
+check "trace: --pcap of a dump: --in from the pcapng, for the inbound frame and its outbound copy" pcap_dump
 check "trace: 40 traces change no counter and no FDB entry" no_change
 check "trace: refuses bad ports, frames and captures (2), one line" refusals_attached
 check "trace: hub mode (ageing_time 0): pass_hub, as counted" hub_row

@@ -32,6 +32,10 @@ int xn_trace(const struct xn_opts *o)
 		if (xn_pcap_read(o->pcap, o->frame_no, &pf))
 			return XN_EUSAGE;
 		t.len = pf.len;
+		/* A frame that left a port: where it came in, if the
+		 * capture says (xdpnet dump's comment). */
+		if (!in && pf.outbound && pf.from[0])
+			in = pf.from;
 		if (!in && (!pf.ifname[0] || pf.outbound)) {
 			xn_err("%s: the capture does not say which port frame "
 			       "%lu arrived on; give --in PORT",

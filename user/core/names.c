@@ -158,48 +158,79 @@ const char *xn_lat_path_name(unsigned int path)
 	}
 }
 
+/* Each check: its name, what holds when it passes, and what held when it
+ * failed. */
 static const struct {
-	const char *name, *text;
+	const char *name, *text, *fail;
 } checks[XDPNET_CK_N] = {
-	[XDPNET_CK_FRAME] = { "frame", "a whole Ethernet header (and tag)" },
+	[XDPNET_CK_FRAME] = { "frame", "a whole Ethernet header (and tag)",
+			      "the frame ends inside its Ethernet header or "
+			      "tag" },
 	[XDPNET_CK_TAG_PROTO] = { "tag_proto",
-				  "a tag of the bridge's VLAN protocol" },
-	[XDPNET_CK_IN_PORT] = { "in_port", "the ingress port is carried" },
+				  "a tag of the bridge's VLAN protocol",
+				  "a tag of another protocol than the "
+				  "bridge's" },
+	[XDPNET_CK_IN_PORT] = { "in_port", "the ingress port is carried",
+				"the ingress port is not carried" },
 	[XDPNET_CK_IN_LIVE] = { "in_live",
 				"still a port of the bridge, bridge not "
-				"promiscuous (read from the kernel)" },
-	[XDPNET_CK_BYPASS] = { "bypass", "the bridge lets frames be bypassed" },
-	[XDPNET_CK_UNICAST] = { "unicast", "unicast destination" },
+				"promiscuous (read from the kernel)",
+				"no longer a port of the bridge, or the bridge "
+				"is promiscuous (read from the kernel)" },
+	[XDPNET_CK_BYPASS] = { "bypass", "the bridge lets frames be bypassed",
+			       "the bridge bypasses nothing" },
+	[XDPNET_CK_UNICAST] = { "unicast", "unicast destination",
+				"multicast or broadcast destination" },
 	[XDPNET_CK_IN_FWD] = { "in_forwarding",
-			       "ingress port forwarding, not held" },
-	[XDPNET_CK_IN_UNLOCKED] = { "in_unlocked", "ingress port not locked" },
-	[XDPNET_CK_IN_VLAN] = { "in_vlan", "the VLAN allowed on ingress" },
-	[XDPNET_CK_SRC_VALID] = { "src_valid",
-				  "source neither group nor zero" },
+			       "ingress port forwarding, not held",
+			       "ingress port not forwarding, or held" },
+	[XDPNET_CK_IN_UNLOCKED] = { "in_unlocked", "ingress port not locked",
+				    "ingress port locked" },
+	[XDPNET_CK_IN_VLAN] = { "in_vlan", "the VLAN allowed on ingress",
+				"the VLAN not allowed on ingress" },
+	[XDPNET_CK_SRC_VALID] = { "src_valid", "source neither group nor zero",
+				  "a group or zero source" },
 	[XDPNET_CK_SRC_KNOWN] = { "src_known",
-				  "the bridge has the source on this port" },
+				  "the bridge has the source on this port",
+				  "the bridge does not have the source on this "
+				  "port" },
 	[XDPNET_CK_KEEPALIVE] = { "keepalive",
 				  "the source's entry needs no keep-alive "
-				  "frame yet" },
-	[XDPNET_CK_DST_KNOWN] = { "dst_known", "destination in the FDB" },
+				  "frame yet",
+				  "the source's entry is due a keep-alive "
+				  "frame: this one" },
+	[XDPNET_CK_DST_KNOWN] = { "dst_known", "destination in the FDB",
+				  "destination not in the FDB" },
 	[XDPNET_CK_DST_REMOTE] = { "dst_remote",
-				   "destination not the host's own" },
+				   "destination not the host's own",
+				   "destination is the host's own" },
 	[XDPNET_CK_DST_UNLOCKED] = { "dst_unlocked",
-				     "destination entry not locked" },
+				     "destination entry not locked",
+				     "destination entry locked" },
 	[XDPNET_CK_NOT_HAIRPIN] = { "not_hairpin",
-				    "destination behind another port" },
-	[XDPNET_CK_OUT_PORT] = { "out_port", "the egress port is carried" },
+				    "destination behind another port",
+				    "destination behind the ingress port" },
+	[XDPNET_CK_OUT_PORT] = { "out_port", "the egress port is carried",
+				 "the egress port is not carried" },
 	[XDPNET_CK_OUT_FWD] = { "out_forwarding",
-				"egress port forwarding, not held" },
+				"egress port forwarding, not held",
+				"egress port not forwarding, or held" },
 	[XDPNET_CK_ISOLATION] = { "isolation",
-				  "not both isolated, egress not locked" },
+				  "not both isolated, egress not locked",
+				  "both ports isolated, or egress locked" },
 	[XDPNET_CK_OUT_VLAN] = { "out_vlan",
-				 "egress a member of the VLAN, tagged alike" },
+				 "egress a member of the VLAN, tagged alike",
+				 "egress not a member of the VLAN, or tagged "
+				 "otherwise" },
 	[XDPNET_CK_XDP_TARGET] = { "xdp_target",
-				   "egress port takes XDP redirects" },
-	[XDPNET_CK_MTU] = { "mtu", "within the egress port's MTU" },
+				   "egress port takes XDP redirects",
+				   "egress port takes no XDP redirects" },
+	[XDPNET_CK_MTU] = { "mtu", "within the egress port's MTU",
+			    "over the egress port's MTU" },
 	[XDPNET_CK_XDP_CSUM] = { "xdp_csum",
 				 "size, protocol and checksum fit an XDP "
+				 "redirect",
+				 "size, protocol or checksum unfit for an XDP "
 				 "redirect" },
 };
 
@@ -211,4 +242,9 @@ const char *xn_check_name(unsigned int ck)
 const char *xn_check_text(unsigned int ck)
 {
 	return ck < XDPNET_CK_N ? checks[ck].text : NULL;
+}
+
+const char *xn_check_fail_text(unsigned int ck)
+{
+	return ck < XDPNET_CK_N ? checks[ck].fail : NULL;
 }

@@ -22,9 +22,10 @@ const char *xn_hold_name(__u32 hold);	    /* "state", "down", ..., "" */
 const char *xn_bridge_hold_text(__u32 hold);
 const char *xn_bridge_hold_name(__u32 hold);	 /* "hub", "mst", ... "" */
 const char *xn_lat_path_name(unsigned int path); /* "bridge", "tc", "xdp" */
-/* enum xdpnet_check: "src_known", ...; what it checks; NULL if out of
- * range. */
+/* enum xdpnet_check: "src_known", ...; what holds when it passes; what
+ * held when it failed; NULL if out of range. */
 const char *xn_check_name(unsigned int ck);
 const char *xn_check_text(unsigned int ck);
+const char *xn_check_fail_text(unsigned int ck);
 
 #endif

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Reading one frame of a pcap or pcapng capture: see pcap_read.h. */
+#define _GNU_SOURCE /* memmem */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -182,20 +183,34 @@ static void idb(const struct rd *r, const __u8 *b, __u32 len, struct iface *i)
 	}
 }
 
-/* An enhanced packet's epb_flags option says "outbound". */
-static int epb_outbound(const struct rd *r, const __u8 *b, __u32 len, __u32 off)
+/* An enhanced packet's options: epb_flags (direction "outbound") and,
+ * in xdpnet dump's comment of a frame that left a port, "from=PORT": the
+ * port it arrived on. */
+static void epb_opts(const struct rd *r, const __u8 *b, __u32 len, __u32 off,
+		     struct xn_pcap_frame *f)
 {
 	off = (off + 3U) & ~3U;
 	while (off + 4 <= len) {
 		__u16 code = u16(r, b + off), olen = u16(r, b + off + 2);
+		const char *v = (const char *)b + off + 4, *p;
 
 		if (!code || off + 4 + olen > len)
 			break;
 		if (code == 2 && olen == 4) /* epb_flags */
-			return (u32(r, b + off + 4) & 3) == 2;
+			f->outbound = (u32(r, b + off + 4) & 3) == 2;
+		if (code == 1 && olen > 5 && /* opt_comment */
+		    (p = memmem(v, olen, " from=", 6))) {
+			size_t n = 0;
+
+			p += 6;
+			while (p + n < v + olen && p[n] != ' ' &&
+			       n + 1 < sizeof(f->from))
+				n++;
+			memcpy(f->from, p, n);
+			f->from[n] = 0;
+		}
 		off += 4 + ((olen + 3U) & ~3U);
 	}
-	return 0;
 }
 
 static int read_pcapng(struct rd *r, unsigned long n, struct xn_pcap_frame *f)
@@ -244,8 +259,7 @@ static int read_pcapng(struct rd *r, unsigned long n, struct xn_pcap_frame *f)
 					memcpy(f->ifname, ifs[id].name,
 					       sizeof(f->ifname));
 				if (!ret && type == PCAPNG_EPB)
-					f->outbound = epb_outbound(r, b, len,
-								   20 + caplen);
+					epb_opts(r, b, len, 20 + caplen, f);
 				break;
 			}
 		}
@@ -268,6 +282,8 @@ int xn_pcap_read(const char *path, unsigned long n, struct xn_pcap_frame *f)
 
 	f->len = 0;
 	f->ifname[0] = 0;
+	f->from[0] = 0;
+	f->outbound = 0;
 	r.f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
 	if (!r.f) {
 		xn_err("cannot read %s: %s", path, strerror(errno));

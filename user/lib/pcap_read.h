@@ -13,6 +13,8 @@ struct xn_pcap_frame {
 	size_t len;	 /* out: its length */
 	char ifname[32]; /* pcapng: its interface's name, "" if none */
 	int outbound;	 /* pcapng: the frame left that interface */
+	char from[32];	 /* xdpnet dump: the port an outbound frame came
+			  * in on, "" if not said */
 };
 
 /* Frame n (from 1) of the capture at path ("-": standard input). 0, or -1

@@ -115,33 +115,71 @@ static void detail(unsigned int ck, int ok, const struct xn_trace *t,
 	}
 }
 
-/* The checks of a stage, in the order the decision made them: ok (1),
- * failed (0), skipped (-1: learning off, the source is not needed). */
+/* A stage's decision for the flow: where the source's keep-alive was due,
+ * what the decision found beyond it (the flow's other frames); else this
+ * frame's. */
+static __u32 steady_verdict(const struct xdpnet_trace_rec *r)
+{
+	return r->refresh_due ? r->steady_verdict : r->verdict;
+}
+
+static __u32 steady_target(const struct xdpnet_trace_rec *r)
+{
+	return r->refresh_due ? r->steady_target : r->target;
+}
+
+static int is_redirect(__u32 verdict)
+{
+	return verdict == XDPNET_C_XDP_REDIRECT ||
+	       verdict == XDPNET_C_TC_REDIRECT;
+}
+
+/* The checks of a stage, in the order the decision made them. */
+enum { CK_SKIP = -1, CK_NO, CK_OK, CK_DUE };
 struct check {
 	unsigned int ck;
-	int ok;
+	int ok; /* CK_*: skipped (learning off: the source is not needed),
+		 * failed, passed, or the keep-alive due (this frame) */
 };
 
 static int checks(const struct xdpnet_trace_rec *r, struct check *c)
 {
+	__u32 at = r->refresh_due ? r->steady_at : r->at;
 	unsigned int ck;
 	int n = 0;
 
 	for (ck = 0; ck < XDPNET_CK_N; ck++) {
 		if (ck == XDPNET_CK_SRC_KNOWN && !(r->seen & 1U << ck) &&
 		    (r->seen & 1U << XDPNET_CK_SRC_VALID) &&
-		    r->at != XDPNET_CK_SRC_VALID &&
+		    at != XDPNET_CK_SRC_VALID &&
 		    !(r->in_flags & XDPNET_PORT_LEARNING)) {
 			c[n].ck = ck;
-			c[n++].ok = -1;
+			c[n++].ok = CK_SKIP;
 			continue;
 		}
 		if (!(r->seen & 1U << ck))
 			continue;
 		c[n].ck = ck;
-		c[n++].ok = ck != r->at;
+		c[n++].ok = ck == XDPNET_CK_KEEPALIVE && r->refresh_due ? CK_DUE
+			    : ck == at					? CK_NO
+									: CK_OK;
 	}
 	return n;
+}
+
+static const char *result_name(int ok)
+{
+	return ok == CK_OK     ? "ok"
+	       : ok == CK_SKIP ? "skip"
+	       : ok == CK_DUE  ? "due"
+			       : "no";
+}
+
+/* What held: the passing condition, or the failing one. */
+static const char *condition(const struct check *c)
+{
+	return c->ok == CK_OK || c->ok == CK_SKIP ? xn_check_text(c->ck)
+						  : xn_check_fail_text(c->ck);
 }
 
 static const char *stage_name(const struct xn_trace_stage *st)
@@ -149,8 +187,8 @@ static const char *stage_name(const struct xn_trace_stage *st)
 	return st->rec.stage == XDPNET_STAGE_XDP ? "xdp" : "tc";
 }
 
-/* Where the frame goes, all stages considered. */
-static const char *path_of(const struct xn_trace *t)
+/* Where this frame goes, all stages considered. */
+static const char *frame_path(const struct xn_trace *t)
 {
 	if (t->xdp.ran && t->xdp.rec.verdict == XDPNET_C_XDP_REDIRECT)
 		return "xdp";
@@ -159,54 +197,111 @@ static const char *path_of(const struct xn_trace *t)
 	return "bridge";
 }
 
+/* Where the flow's frames go (this one too, unless it is the keep-alive). */
+static const char *path_of(const struct xn_trace *t)
+{
+	if (t->xdp.ran && steady_verdict(&t->xdp.rec) == XDPNET_C_XDP_REDIRECT)
+		return "xdp";
+	if (t->tc.ran && steady_verdict(&t->tc.rec) == XDPNET_C_TC_REDIRECT)
+		return "tc";
+	return "bridge";
+}
+
+/* The stage that decides this frame, and the one that decides the flow's. */
 static const struct xn_trace_stage *last(const struct xn_trace *t)
 {
 	return t->tc.ran ? &t->tc : &t->xdp;
+}
+
+static const struct xn_trace_stage *steady_last(const struct xn_trace *t)
+{
+	return t->xdp.ran && steady_verdict(&t->xdp.rec) ==
+				       XDPNET_C_XDP_REDIRECT
+		       ? &t->xdp
+		       : last(t);
+}
+
+/* Do the flow's frames reach stage st? Not the tc stage where the xdp one
+ * redirects them (this frame, the keep-alive, reaches it). */
+static int flow_reaches(const struct xn_trace *t,
+			const struct xn_trace_stage *st)
+{
+	return st != &t->tc || !t->xdp.ran ||
+	       steady_verdict(&t->xdp.rec) != XDPNET_C_XDP_REDIRECT;
+}
+
+static int keepalive_due(const struct xn_trace *t)
+{
+	return (t->xdp.ran && t->xdp.rec.refresh_due) ||
+	       (t->tc.ran && t->tc.rec.refresh_due);
 }
 
 static void text_stage(FILE *f, const struct xn_trace *t,
 		       const struct xn_trace_stage *st)
 {
 	const struct xdpnet_trace_rec *r = &st->rec;
+	__u32 v = steady_verdict(r);
 	struct check c[XDPNET_CK_N];
-	char d[160], a[NAMEBUF];
+	char d[160], a[NAMEBUF], now[96] = "";
 	int i, n = checks(r, c);
 
-	fprintf(f, "%s stage%s:\n", stage_name(st),
-		st->multi ? " (in libxdp's dispatcher)" : "");
+	fprintf(f, "%s stage%s%s:\n", stage_name(st),
+		st->multi ? " (in libxdp's dispatcher)" : "",
+		flow_reaches(t, st) ? ""
+				    : " (this frame only: the xdp stage "
+				      "redirects the flow's other frames)");
 	for (i = 0; i < n; i++) {
 		detail(c[i].ck, c[i].ok, t, r, d, sizeof(d));
-		if (c[i].ok < 0)
+		if (c[i].ok == CK_SKIP)
 			snprintf(d, sizeof(d), "the port does not learn");
-		fprintf(f, "  %-4s  %-14s %s%s%s%s\n",
-			c[i].ok > 0   ? "ok"
-			: c[i].ok < 0 ? "skip"
-				      : "no",
-			xn_check_name(c[i].ck), xn_check_text(c[i].ck),
+		fprintf(f, "  %-4s  %-14s %s%s%s%s\n", result_name(c[i].ok),
+			xn_check_name(c[i].ck), condition(&c[i]),
 			d[0] ? " (" : "", d, d[0] ? ")" : "");
 	}
-	if (r->verdict == XDPNET_C_XDP_REDIRECT ||
-	    r->verdict == XDPNET_C_TC_REDIRECT)
-		fprintf(f, "  => %s: redirected to %s\n",
-			xn_ctr_name(r->verdict), ifname(r->target, a));
+	if (r->refresh_due)
+		snprintf(now, sizeof(now), " (this frame: %s, on to %s)",
+			 xn_ctr_name(r->verdict),
+			 r->stage == XDPNET_STAGE_XDP ? "the tc stage"
+						      : "the bridge");
+	if (is_redirect(v))
+		fprintf(f, "  => %s: redirected to %s%s\n", xn_ctr_name(v),
+			ifname(steady_target(r), a), now);
 	else if (st->rec.stage == XDPNET_STAGE_XDP)
-		fprintf(f, "  => %s: on to the tc stage%s\n",
-			xn_ctr_name(r->verdict),
-			XDPNET_CTR_IS_DEFER(r->verdict)
+		fprintf(f, "  => %s: on to the tc stage%s%s\n", xn_ctr_name(v),
+			XDPNET_CTR_IS_DEFER(v)
 				? ""
 				: " (the xdp stage counts only its own "
-				  "xdp_defer_* reasons)");
+				  "xdp_defer_* reasons)",
+			now);
 	else
-		fprintf(f, "  => %s: on to the bridge\n",
-			xn_ctr_name(r->verdict));
+		fprintf(f, "  => %s: on to the bridge%s\n", xn_ctr_name(v),
+			now);
+}
+
+/* This frame is its source's keep-alive: say so, apart from the flow's
+ * verdict. */
+static void text_keepalive(FILE *f, const char *in, const struct xn_trace *t)
+{
+	const struct xdpnet_trace_rec *r =
+		t->tc.ran && t->tc.rec.refresh_due ? &t->tc.rec : &t->xdp.rec;
+
+	fprintf(f,
+		"this frame: its source's keep-alive (the bridge saw the "
+		"source %lu ms ago, and gets one of its frames every %lu "
+		"ms): to the bridge, counted as %s%s on %s\n",
+		ms(r->src_age_j, t->cfg.hz), ms(r->refresh_j, t->cfg.hz),
+		t->xdp.ran && t->xdp.rec.refresh_due ? "xdp_defer_refresh and "
+						     : "",
+		xn_ctr_name(last(t)->rec.verdict), in);
 }
 
 static void text(FILE *f, const char *bridge, const char *in,
 		 const struct xn_trace *t)
 {
-	const struct xn_trace_stage *st = last(t);
+	const struct xn_trace_stage *st = steady_last(t);
 	char kind[64], s[18], d[18], a[NAMEBUF];
 	const char *path = path_of(t);
+	__u32 v = steady_verdict(&st->rec);
 
 	xn_frame_describe(t->frame, t->len, kind, sizeof(kind));
 	xn_format_mac(t->frame + 6, s);
@@ -228,21 +323,22 @@ static void text(FILE *f, const char *bridge, const char *in,
 		text_stage(f, t, &t->tc);
 	if (strcmp(path, "bridge"))
 		fprintf(f, "verdict: bypassed by the %s stage to %s", path,
-			ifname(st->rec.target, a));
+			ifname(steady_target(&st->rec), a));
 	else
-		fprintf(f, "verdict: to the bridge (%s)",
-			xn_ctr_name(st->rec.verdict));
+		fprintf(f, "verdict: to the bridge (%s)", xn_ctr_name(v));
 	if (t->in.ifindex)
-		fprintf(f, ", counted as %s on %s\n",
-			xn_ctr_name(st->rec.verdict), in);
+		fprintf(f, ", counted as %s on %s\n", xn_ctr_name(v), in);
 	else
 		fputs(", not counted\n", f);
+	if (keepalive_due(t))
+		text_keepalive(f, in, t);
 }
 
 static void json_stage(struct xn_jw *w, const struct xn_trace *t,
 		       const struct xn_trace_stage *st)
 {
 	const struct xdpnet_trace_rec *r = &st->rec;
+	__u32 v = steady_verdict(r), target = steady_target(r);
 	struct check c[XDPNET_CK_N];
 	char d[160], a[NAMEBUF];
 	int i, n = checks(r, c);
@@ -250,22 +346,19 @@ static void json_stage(struct xn_jw *w, const struct xn_trace *t,
 	xn_jw_obj(w);
 	xn_jw_kstr(w, "stage", stage_name(st));
 	xn_jw_kbool(w, "dispatcher", st->multi);
-	xn_jw_kstr(w, "verdict", xn_ctr_name(r->verdict));
-	xn_jw_kstr(w, "action",
-		   st->retval == XDP_REDIRECT && r->stage == XDPNET_STAGE_XDP
-			   ? "redirect"
-		   : r->verdict == XDPNET_C_TC_REDIRECT ? "redirect"
-							: "pass");
-	kstr_or_null(w, "target", r->target ? ifname(r->target, a) : NULL);
+	xn_jw_kstr(w, "verdict", xn_ctr_name(v));
+	xn_jw_kstr(w, "action", is_redirect(v) ? "redirect" : "pass");
+	kstr_or_null(w, "target", target ? ifname(target, a) : NULL);
+	xn_jw_kbool(w, "flow", flow_reaches(t, st));
+	xn_jw_kbool(w, "keepalive_due", !!r->refresh_due);
+	xn_jw_kstr(w, "frame_verdict", xn_ctr_name(r->verdict));
 	xn_jw_karr(w, "checks");
 	for (i = 0; i < n; i++) {
 		detail(c[i].ck, c[i].ok, t, r, d, sizeof(d));
 		xn_jw_obj(w);
 		xn_jw_kstr(w, "check", xn_check_name(c[i].ck));
-		xn_jw_kstr(w, "result",
-			   c[i].ok > 0	 ? "ok"
-			   : c[i].ok < 0 ? "skip"
-					 : "no");
+		xn_jw_kstr(w, "result", result_name(c[i].ok));
+		xn_jw_kstr(w, "condition", condition(&c[i]));
 		xn_jw_kstr(w, "detail", d);
 		xn_jw_obj_end(w);
 	}
@@ -276,7 +369,8 @@ static void json_stage(struct xn_jw *w, const struct xn_trace *t,
 static void json(FILE *f, const char *bridge, const char *in,
 		 const struct xn_trace *t)
 {
-	const struct xn_trace_stage *st = last(t);
+	const struct xn_trace_stage *st = steady_last(t);
+	__u32 target = steady_target(&st->rec);
 	char kind[64], mac[18], a[NAMEBUF];
 	struct xn_jw w;
 
@@ -302,9 +396,11 @@ static void json(FILE *f, const char *bridge, const char *in,
 		json_stage(&w, t, &t->tc);
 	xn_jw_arr_end(&w);
 	xn_jw_kstr(&w, "path", path_of(t));
-	xn_jw_kstr(&w, "verdict", xn_ctr_name(st->rec.verdict));
-	kstr_or_null(&w, "target",
-		     st->rec.target ? ifname(st->rec.target, a) : NULL);
+	xn_jw_kstr(&w, "verdict", xn_ctr_name(steady_verdict(&st->rec)));
+	kstr_or_null(&w, "target", target ? ifname(target, a) : NULL);
+	xn_jw_kbool(&w, "keepalive_due", keepalive_due(t));
+	xn_jw_kstr(&w, "frame_path", frame_path(t));
+	xn_jw_kstr(&w, "frame_verdict", xn_ctr_name(last(t)->rec.verdict));
 	kstr_or_null(&w, "counted_on", t->in.ifindex ? in : NULL);
 	xn_jw_obj_end(&w);
 	xn_jw_end(&w);

@@ -7,6 +7,9 @@
  * passes it (PASS_REFRESH) and stamps the entry's bridge_j, so the next
  * frame is bypassed. Jiffies are compared with wrap-around (32 bits).
  */
+#include <errno.h>
+#include <string.h>
+#include <bpf/bpf.h>
 #include "harness.h"
 
 #define TO_B .dst = M_B, .src = M_A
@@ -112,7 +115,59 @@ static void untouched(void)
 	      set_j);
 }
 
+/* xdpnet trace of a frame whose source is due its keep-alive (set due
+ * again): this frame is the keep-alive (to the bridge), and the record
+ * goes on to the flow's steady decision. */
+static void trace_due(enum xt_mac dst, bool xdp, __u32 steady, int target)
+{
+	struct xt_frame fr = { .dst = dst, .src = M_A };
+	struct xt_run run = { .xdp = xdp,
+			      .trace = true,
+			      .ifindex = xt_ifindex(P_A) };
+	__u32 now = xdp ? XDPNET_C_XDP_DEFER_REFRESH : XDPNET_C_PASS_REFRESH;
+	__u8 frame[XT_MAX_FRAME];
+	struct xdpnet_trace_rec t;
+	__u32 zero = 0;
+
+	run.len = xt_build_frame(&fr, frame);
+	run.frame = frame;
+	if (!CHECK(due(), "cannot set the entry due") || !xt_test_run(&run) ||
+	    !CHECK(!run.err, "trace: BPF_PROG_TEST_RUN: %s",
+		   strerror(-run.err)) ||
+	    !CHECK(!bpf_map_lookup_elem(xt_b->map[XT_M_TRACE_OUT], &zero, &t),
+		   "cannot read trace_out: %s", strerror(errno)))
+		return;
+	CHECK(t.refresh_due == 1 && t.verdict == now &&
+		      t.at == XDPNET_CK_KEEPALIVE && !t.target,
+	      "%s trace, this frame: due %u, names %s at check %u, target "
+	      "%u; want the keep-alive (%s)",
+	      xdp ? "xdp" : "tc", t.refresh_due, xt_ctr_name(t.verdict), t.at,
+	      t.target, xt_ctr_name(now));
+	CHECK(run.retval == (xdp ? XDP_PASS : TC_ACT_UNSPEC_RET),
+	      "%s trace returned %u for the keep-alive", xdp ? "xdp" : "tc",
+	      run.retval);
+	CHECK(t.steady_verdict == steady &&
+		      t.steady_target ==
+			      (target == P_NONE ? 0 : xt_ifindex(target)),
+	      "%s trace, the flow: %s to ifindex %u, want %s to %s",
+	      xdp ? "xdp" : "tc", xt_ctr_name(t.steady_verdict),
+	      t.steady_target, xt_ctr_name(steady), xt_port_name(target));
+	untouched(); /* a trace stamps nothing */
+}
+
+static void trace_steady(void)
+{
+	trace_due(M_B, false, XDPNET_C_TC_REDIRECT, P_B);
+	trace_due(M_B, true, XDPNET_C_XDP_REDIRECT, P_B);
+	trace_due(M_UNKNOWN, false, XDPNET_C_PASS_UNKNOWN, P_NONE);
+}
+
 static const struct xt_row rows[] = {
+	{ .name = "due: trace says the keep-alive, and the flow's steady verdict",
+	  { TO_B },
+	  { XDP_DEFER(REFRESH) },
+	  .setup = due,
+	  .check = trace_steady },
 	{ .name = "due: xdp defers, tc hands it to the bridge, then bypass",
 	  { TO_B },
 	  { XDP_DEFER(REFRESH), XDP_DEFER(REFRESH), TC_PASS(REFRESH),
