@@ -119,6 +119,8 @@ enum xdpnet_hold {
 	XDPNET_HOLD_BRIDGE, /* the whole bridge: hub mode (ageing_time 0),
 			       MST, or filters between ports */
 	XDPNET_HOLD_TC,	    /* tc filters or actions on its ingress */
+	XDPNET_HOLD_BACKUP, /* a backup port: without carrier, the bridge
+			       sends the frames for it there */
 };
 
 /* Why a bridge bypasses nothing (xdpnet_cfg.hold; user space's record). */

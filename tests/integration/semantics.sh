@@ -25,6 +25,9 @@
 #             real loop, once (its links are veths whatever the stand-ins)
 #   isolation isolated pair gets nothing, isolated to non-isolated works
 #             (before and after attach)
+#   backup    a port with a backup port loses its carrier: frames for its
+#             static entry go to the backup, all of them (before attach,
+#             with and without a follower, and after)
 #   moved     a port moves straight to another bridge under bypassed
 #             traffic: nothing passes between it and the bridge's VMs
 #             (after attach; with and without a follower)
@@ -97,7 +100,7 @@ set -u
 . "$HERE/semlib.sh"
 . "$HERE/semshare.sh"
 
-CASES=${SEM_CASES:-flood,vxlan,stp,blocking,isolation,moved,locked,learning,static,dynsticky,fdbrace,mtu,nfswitch,gso,ageing,silence,shortage,hub,tc,promisc,tunnel,tcn,vlan,vlanstate,qinq,vlanchange,tcx,tcxegress,xdpfilter}
+CASES=${SEM_CASES:-flood,vxlan,stp,blocking,isolation,backup,moved,locked,learning,static,dynsticky,fdbrace,mtu,nfswitch,gso,ageing,silence,shortage,hub,tc,promisc,tunnel,tcn,vlan,vlanstate,qinq,vlanchange,tcx,tcxegress,xdpfilter}
 KINDS=${SEM_KINDS:-veth,tap}
 VARIANTS=${SEM_VARIANTS:-}
 FULL=0
@@ -266,6 +269,55 @@ case_isolation() { # VARIANT pre|post
 	show_ctr "$v" "${VPORT[1]}" pass_isolated tc_redirect xdp_redirect
 	br_flag "${VPORT[1]}" isolated off
 	br_flag "${VPORT[2]}" isolated off
+	v_detach "$v" || st=1
+	return $st
+}
+
+# --------------------------------------------------------------- backup
+
+# Port 2 has port 3 for backup, and a static FDB entry for stand-in 2's
+# MAC (as an MLAG setup has: the bridge flushes learned entries when the
+# carrier drops, and keeps static ones). Stand-in 2's carrier drops (its
+# eth0 down): from that moment the bridge sends frames for MAC 2 to port
+# 3, and so must everything: 1 -> 2 reaches stand-in 3, all of it. With
+# the carrier back, 1 -> 2 reaches stand-in 2 again.
+carrier_is() { # PORT 0|1
+	local c=
+	ns_sys c "$SW" "class/net/$1/carrier"
+	[ "$c" = "$2" ]
+}
+case_backup() { # VARIANT pre|post
+	local v=$1 when=$2 st=0 i
+	learn_all || return 1
+	bridge -n "$SW" fdb replace "${VMAC[2]}" dev "${VPORT[2]}" master static || return 1
+	STATIC_LEFT="${VMAC[2]} dev ${VPORT[2]}" # q_reset's, should we fail
+	if [ "$when" = pre ]; then
+		bridge -n "$SW" link set dev "${VPORT[2]}" backup_port "${VPORT[3]}" || return 1
+		v_attach "$v" || return 1
+	else
+		v_attach "$v" && warm "$v" || return 1
+		bridge -n "$SW" link set dev "${VPORT[2]}" backup_port "${VPORT[3]}" || return 1
+		v_settle "$v" "${VPORT[2]}" flags "(x & PF_FWD) == 0" || st=1
+	fi
+	bridge -n "$SW" -d link show dev "${VPORT[2]}" | grep -o "backup_port [^ ]*"
+	ip -n "${VNS[2]}" link set eth0 down || return 1
+	wait_until 5 carrier_is "${VPORT[2]}" 0 || { echo "FAIL: ${VPORT[2]} kept its carrier"; st=1; }
+	M_SKIP=2 m_start || return 1
+	tx 1 2 "$N" || st=1
+	m_end || st=1
+	for i in 1 3 4; do
+		expect_eq "tag 12 at stand-in $i" "$(m_tag "$i" 12)" "$([ "$i" = 3 ] && echo "$N" || echo 0)" || st=1
+	done
+	show_ctr "$v" "${VPORT[1]}" pass_state tc_redirect xdp_redirect
+	ip -n "${VNS[2]}" link set eth0 up || st=1
+	wait_until 5 carrier_is "${VPORT[2]}" 1 || { echo "FAIL: ${VPORT[2]} has no carrier again"; st=1; }
+	wait_until 5 ports_forwarding || st=1
+	m_start || return 1
+	tx 1 2 "$N" || st=1
+	m_end || st=1
+	expect_at 12 "2=$N" || st=1
+	bridge -n "$SW" link set dev "${VPORT[2]}" nobackup_port
+	bridge -n "$SW" fdb del "${VMAC[2]}" dev "${VPORT[2]}" master static && STATIC_LEFT=
 	v_detach "$v" || st=1
 	return $st
 }
@@ -1420,6 +1472,12 @@ kind_cases() {
 	want isolation && {
 		run_case isolation "isolated before attach: the pair gets nothing, the rest works" "$BEFORE_VARIANTS" pre
 		NOBASE=1 run_case isolation "isolated after attach: the pair gets nothing, the rest works" "$AFTER_FOLLOW" post
+	}
+	# (with no follower too: the bridge switches to the backup port
+	# before anyone can be told)
+	want backup && {
+		run_case backup "a backup port set before attach, the carrier drops: every frame for the port goes to its backup" "$BEFORE_VARIANTS xdp/live/nf" pre
+		NOBASE=1 run_case backup "a backup port set after attach, the carrier drops: every frame for the port goes to its backup" "$AFTER_FOLLOW" post
 	}
 	want moved && run_case moved "a port moved straight to another bridge: nothing between it and the bridge's VMs" "$AFTER_VARIANTS"
 	want locked && {

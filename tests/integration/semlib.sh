@@ -181,6 +181,9 @@ m_start() {
 	C_IDS=()
 	M=()
 	for ((i = 1; i <= NVM; i++)); do
+		# M_SKIP: stand-ins left out (a fence cannot reach a
+		# stand-in whose eth0 is down)
+		[[ " ${M_SKIP-} " == *" $i "* ]] && continue
 		cnt_start "$i" "${VNS[$i]}" eth0 "${VPORT[$i]}"
 	done
 	for s in "$@"; do
@@ -391,10 +394,11 @@ q_reset() {
 	declare -F tc_clear >/dev/null && tc_clear "${VPORT[@]:1:NVM}"
 	declare -F tcx_clear >/dev/null && tcx_clear && xf_clear
 	for ((i = 1; i <= NVM; i++)); do
-		echo "link set dev ${VPORT[$i]} state 3 isolated off locked off learning on"
+		echo "link set dev ${VPORT[$i]} state 3 isolated off locked off learning on nobackup_port"
 	done | bridge -n "$SW" -force -batch -
+	[ -n "${STATIC_LEFT-}" ] && bridge -n "$SW" fdb del $STATIC_LEFT master static && STATIC_LEFT=
 	for ((i = 1; i <= NVM; i++)); do
-		ip -n "${VNS[$i]}" link set eth0 mtu 1500
+		ip -n "${VNS[$i]}" link set eth0 mtu 1500 up
 	done
 	learn_all
 }

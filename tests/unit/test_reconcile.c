@@ -58,7 +58,7 @@ struct port_case {
 	const char *kind;
 	/* changes to the default port */
 	int not_port, other_master, down, no_carrier, no_learning, isolated,
-		locked, filtered, tc_in, tc_out;
+		locked, filtered, tc_in, tc_out, backup;
 	int state; /* stp_state + 1; 0: forwarding */
 	/* want */
 	int carried;
@@ -110,6 +110,12 @@ static const struct port_case port_cases[] = {
 	  .flags = FWD | LRN | TCE },
 	{ "veth with tc on both sides", "veth", .tc_in = 1, .tc_out = 1,
 	  .carried = 1, .flags = LRN | VETH | TCE, .hold = XDPNET_HOLD_TC },
+	/* a backup port: the bridge's choice depends on the carrier */
+	{ "tap with a backup port", "tun", .backup = 1, .carried = 1,
+	  .flags = LRN, .hold = XDPNET_HOLD_BACKUP },
+	{ "veth with a backup port, tc ingress: tc first", "veth", .backup = 1,
+	  .tc_in = 1, .carried = 1, .flags = LRN | VETH,
+	  .hold = XDPNET_HOLD_TC },
 	{ "tap filtered and tc ingress: filter first", "tun", .filtered = 1,
 	  .tc_in = 1, .carried = 1, .flags = LRN, .hold = XDPNET_HOLD_FILTER },
 	/* the first reason wins: down, state, locked, filter */
@@ -165,6 +171,7 @@ static void test_port_want(void **state)
 			l.learning = 0;
 		l.isolated = c->isolated;
 		l.locked = c->locked;
+		l.backup_port = c->backup ? 12 : 0;
 		if (c->state)
 			l.stp_state = c->state - 1;
 		if (c->filtered) {

@@ -55,6 +55,11 @@ int xn_port_want(const struct xn_link *br, const struct xn_link *l,
 		out->hold = XDPNET_HOLD_FILTER;
 	else if (pol && listed(pol->tc_in, pol->ntc_in, l->ifindex))
 		out->hold = XDPNET_HOLD_TC;
+	/* A backup port: the moment the carrier drops, the bridge sends
+	 * the frames for this port's static entries to the backup instead
+	 * (learned ones it flushes), before any notification. */
+	else if (l->backup_port)
+		out->hold = XDPNET_HOLD_BACKUP;
 	if (!out->hold)
 		out->flags |= XDPNET_PORT_FWD;
 	/* tc on its egress: a TC redirect passes through it, an XDP one

@@ -99,6 +99,9 @@ static const char *const holds[][2] = {
 	[XDPNET_HOLD_FILTER] = { "filter", "under a per-port filter" },
 	[XDPNET_HOLD_BRIDGE] = { "bridge", "the bridge bypasses nothing" },
 	[XDPNET_HOLD_TC] = { "tc", "tc filters or actions on its ingress" },
+	[XDPNET_HOLD_BACKUP] = { "backup",
+				 "a backup port (the bridge sends frames for "
+				 "it there when its carrier drops)" },
 };
 
 const char *xn_hold_text(__u32 hold)

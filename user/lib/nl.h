@@ -35,6 +35,7 @@ struct xn_link {
 	__u8 learning;
 	__u8 isolated;
 	__u8 locked;
+	__u32 backup_port; /* IFLA_BRPORT_BACKUP_PORT: ifindex, 0 if none */
 };
 
 struct xn_fdb_entry {

@@ -92,6 +92,7 @@ static struct nla_policy brport_policy[IFLA_BRPORT_MAX + 1] = {
 	[IFLA_BRPORT_LEARNING] = { .type = NLA_U8 },
 	[IFLA_BRPORT_ISOLATED] = { .type = NLA_U8 },
 	[IFLA_BRPORT_LOCKED] = { .type = NLA_U8 },
+	[IFLA_BRPORT_BACKUP_PORT] = { .type = NLA_U32 },
 };
 
 static struct nla_policy neigh_policy[NDA_MAX + 1] = {
@@ -195,6 +196,9 @@ int xn_parse_link(const struct nlmsghdr *cnlh, struct xn_link *out)
 			out->isolated = nla_get_u8(bp[IFLA_BRPORT_ISOLATED]);
 		if (bp[IFLA_BRPORT_LOCKED])
 			out->locked = nla_get_u8(bp[IFLA_BRPORT_LOCKED]);
+		if (bp[IFLA_BRPORT_BACKUP_PORT])
+			out->backup_port =
+				nla_get_u32(bp[IFLA_BRPORT_BACKUP_PORT]);
 	}
 	return 0;
 }
