@@ -248,7 +248,8 @@ killed_dump() {
 }
 
 # A running dump (and one waiting for -c frames) across a detach: it ends
-# within 2 s, exit 7, one line; the file it wrote is still readable.
+# within 2 s, exit 7, one line; the file it wrote is still readable; its
+# lock file goes with it.
 detached_dump() {
 	local rc i lines
 	dump_start "$WORK/d.pcapng" -c 1000 || return 1
@@ -266,6 +267,8 @@ detached_dump() {
 	expect_eq "dump's exit" "$rc" 7 || return 1
 	expect_eq "lines on stderr" "$lines" 1 || return 1
 	tcpdump -r "$WORK/d.pcapng" -nn >/dev/null || { echo "FAIL: tcpdump cannot read what it wrote"; return 1; }
+	# detach left the dump's lock file to the dump, which took it along
+	[ ! -e "/run/xdpnet/$BR.dump" ] || { echo "FAIL: /run/xdpnet/$BR.dump outlived the dump"; return 1; }
 }
 
 # ------------------------------------------------------------- --cost

@@ -36,7 +36,11 @@ parse_args "[--keep] [-v]" "$@"
 # ns2's state: detached from ns2 (cleanup() only knows $SW).
 suite_cleanup() {
 	if [ -e "/run/netns/$SW2" ] && [ -e "$PIN" ]; then SW=$SW2 xn detach "$BR" >/dev/null 2>&1; fi
+	# bridge_deleted's, should its follower have left anything
+	if [ -e "$PIN_ROOT/$GBR" ] && [ -e "/run/netns/$SW" ]; then xn detach "$GBR" >/dev/null 2>&1; fi
+	runfiles_rm "$GBR"
 }
+GBR=xnegbr
 traps_install
 
 e_up() {
@@ -331,6 +335,30 @@ follow_lines() {
 	return $st
 }
 
+# A bridge deleted under its follower, as it starts (right after attach)
+# or once it follows: the follower removes every hook and pin, its run
+# files too, and exits.
+bridge_deleted() { # now|later
+	local pid st=0 f
+	ip -n "$SW" link add "$GBR" type bridge stp_state 0 &&
+		ip -n "$SW" link add xnega type veth peer name xnegb &&
+		ip -n "$SW" link set xnega master "$GBR" up &&
+		ip -n "$SW" link set xnegb up && ip -n "$SW" link set "$GBR" up || return 1
+	xn attach "$GBR" || return 1
+	read -r pid <"/run/xdpnet/$GBR.pid" || return 1
+	[ "$1" = now ] || wait_until 10 grep -q "following $GBR" "/run/xdpnet/$GBR.log" ||
+		{ echo "FAIL: the follower did not start following"; st=1; }
+	echo "follower $pid; deleting $GBR"
+	ip -n "$SW" link del "$GBR" || return 1
+	wait_until 10 sh -c "! kill -0 $pid 2>/dev/null" || { echo "FAIL: the follower still runs"; st=1; }
+	[ ! -e "$PIN_ROOT/$GBR" ] || { echo "FAIL: $PIN_ROOT/$GBR is still there"; st=1; }
+	for f in lock follow pid log dump; do
+		[ ! -e "/run/xdpnet/$GBR.$f" ] || { echo "FAIL: /run/xdpnet/$GBR.$f is still there"; st=1; }
+	done
+	ip -n "$SW" link del xnega
+	return $st
+}
+
 # ---------------------------------------------------------------- main
 
 check "preflight: root, tools, built CLI" sh -c '[ "$(id -u)" = 0 ] && [ -x "'"$XDPNET"'" ] && command -v bpftool jq >/dev/null' || finish
@@ -342,4 +370,6 @@ cli_conventions
 other_netns
 junk
 follower_running
+check "errors: a bridge deleted as its follower starts: every pin and run file goes, the follower exits" bridge_deleted now
+check "errors: a bridge deleted under its running follower: every pin and run file goes, the follower exits" bridge_deleted later
 finish

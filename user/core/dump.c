@@ -181,7 +181,7 @@ int xn_dump_run(const char *bridge, const struct xn_dump_opts *o, xn_dump_cb cb,
 	*lost = lost1 - lost0;
 out:
 	ring_buffer__free(rb);
-	xn_unlock(lk);
+	xn_dump_unlock(bridge, lk, detached);
 	xn_state_close(&s);
 	return detached ? XN_ENOTATTACHED : err ? XN_ERR : XN_OK;
 }

@@ -309,7 +309,17 @@ static int apply(struct xn_state *s, struct xn_link *br, struct batch *b,
 	return 0;
 }
 
-/* Start: open (or upgrade) the state, reconcile everything. Under lock. */
+/* The bridge was deleted (apply() removed every hook and pin): our run
+ * files go too, then the bridge lock. */
+static void gone(const char *bridge, int lk, int flk)
+{
+	xn_run_remove_follower(bridge, flk);
+	xn_unlock(lk);
+}
+
+/* Start: open (or upgrade) the state, reconcile everything. Under lock.
+ * An XN_* exit code, or -1: the bridge was deleted meanwhile, and
+ * everything of it removed. */
 static int take_over(struct xn_state *s, struct xn_link *br,
 		     struct xn_policy *pol)
 {
@@ -342,6 +352,15 @@ static int take_over(struct xn_state *s, struct xn_link *br,
 			return err;
 	}
 	err = xn_reconcile(s, br, pol, &r, 0);
+	if (err == -ENODEV && !bridge_exists(br)) {
+		/* Deleted as we started (attach returned already). */
+		xn_info("xdpnet: %s was deleted: removing every hook",
+			br->name);
+		xn_reconcile_clear(s);
+		xn_state_close(s);
+		xn_state_remove(br->name);
+		return -1;
+	}
 	if (err) {
 		xn_err("cannot reconcile %s: %s", br->name, strerror(-err));
 		return XN_ERR;
@@ -437,8 +456,13 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 		return XN_ERR;
 	}
 	err = take_over(&s, br, &pol);
+	if (err == -1) {
+		gone(bridge, lk, flk);
+		lk = -1;
+		err = XN_OK;
+	}
 	xn_unlock(lk);
-	if (err) {
+	if (err || lk < 0) {
 		xn_policy_free(&pol);
 		free(b);
 		close(fd);
@@ -540,7 +564,7 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 			 * bypassed then, whatever the filters say. */
 			err = apply(&s, br, b, &pol);
 			if (err == 1) {
-				xn_unlock(lk);
+				gone(bridge, lk, flk);
 				err = 0;
 				break;
 			}
@@ -551,7 +575,7 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 		fdb_recheck |= b->fdb_budget < 0;
 		tcx_seen = xn_tcx_fingerprint(&s);
 		if (err == 1) {
-			xn_unlock(lk);
+			gone(bridge, lk, flk);
 			err = 0;
 			break;
 		}

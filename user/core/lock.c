@@ -170,33 +170,69 @@ int xn_dump_alive(const char *bridge)
 	return run_file_held(bridge, XN_RUN_DUMP);
 }
 
-/* Remove bridge's run file unless a process holds it (a follower or a
- * dump that still runs keeps its own): removed under its lock. */
-static void remove_unheld(const char *bridge, enum xn_run_file file)
+void xn_dump_unlock(const char *bridge, int fd, int detached)
 {
 	char path[256];
-	int fd;
 
-	if (xn_run_path(path, sizeof(path), bridge, file))
-		return;
-	fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	if (!flock(fd, LOCK_EX | LOCK_NB) && still_linked(fd, bridge, file))
+	if (detached && still_linked(fd, bridge, XN_RUN_DUMP) &&
+	    !xn_run_path(path, sizeof(path), bridge, XN_RUN_DUMP)) {
 		unlink(path);
+		rmdir(xn_run_dir()); /* when nothing else is there */
+	}
 	close(fd);
+}
+
+/* Remove bridge's run file unless a process holds it (a follower or a
+ * dump that still runs keeps its own): removed under its lock. 1 when it
+ * is gone (or was never there). */
+static int remove_unheld(const char *bridge, enum xn_run_file file)
+{
+	char path[256];
+	int fd, gone = 0;
+
+	if (xn_run_path(path, sizeof(path), bridge, file))
+		return 0;
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT;
+	if (!flock(fd, LOCK_EX | LOCK_NB) && still_linked(fd, bridge, file))
+		gone = !unlink(path);
+	close(fd);
+	return gone;
+}
+
+void xn_run_remove_follower(const char *bridge, int follow_fd)
+{
+	char path[256];
+
+	if (still_linked(follow_fd, bridge, XN_RUN_FOLLOW) &&
+	    !xn_run_path(path, sizeof(path), bridge, XN_RUN_FOLLOW)) {
+		unlink(path);
+		if (!xn_run_path(path, sizeof(path), bridge, XN_RUN_PID))
+			unlink(path);
+		if (!xn_run_path(path, sizeof(path), bridge, XN_RUN_LOG))
+			unlink(path);
+	}
+	remove_unheld(bridge, XN_RUN_DUMP);
+	if (!xn_run_path(path, sizeof(path), bridge, XN_RUN_LOCK))
+		unlink(path);
+	rmdir(xn_run_dir());
 }
 
 void xn_run_remove(const char *bridge)
 {
 	char path[256];
 
-	remove_unheld(bridge, XN_RUN_FOLLOW);
+	/* A follower that would not stop keeps its pid file and log. */
+	if (remove_unheld(bridge, XN_RUN_FOLLOW)) {
+		if (!xn_run_path(path, sizeof(path), bridge, XN_RUN_PID))
+			unlink(path);
+		if (!xn_run_path(path, sizeof(path), bridge, XN_RUN_LOG))
+			unlink(path);
+	}
 	remove_unheld(bridge, XN_RUN_DUMP);
-	if (!xn_run_path(path, sizeof(path), bridge, XN_RUN_PID))
-		unlink(path);
-	if (!xn_run_path(path, sizeof(path), bridge, XN_RUN_LOG))
-		unlink(path);
 	if (!xn_run_path(path, sizeof(path), bridge, XN_RUN_LOCK))
 		unlink(path);
 	rmdir(xn_run_dir()); /* when no other bridge has files there */

@@ -28,6 +28,9 @@ int xn_follower_alive(const char *bridge, pid_t *pid);
 int xn_dump_lock(const char *bridge);
 /* Does a dump run for bridge? */
 int xn_dump_alive(const char *bridge);
+/* Release a dump's lock; detached: its bridge was detached meanwhile,
+ * and the dump removes its lock file (detach left it to the dump). */
+void xn_dump_unlock(const char *bridge, int fd, int detached);
 
 /* Detach's end: remove bridge's run files (its lock, the follower's lock,
  * pid and log, the dump's lock; those of a process still running stay),
@@ -36,5 +39,8 @@ int xn_dump_alive(const char *bridge);
  * process may lock a new one (xn_lock and the other locks open the path
  * anew when the file they locked was removed meanwhile). */
 void xn_run_remove(const char *bridge);
+/* The same, by the follower of a bridge that was deleted: it holds the
+ * follower lock (follow_fd) and the bridge lock. */
+void xn_run_remove_follower(const char *bridge, int follow_fd);
 
 #endif
