@@ -100,13 +100,15 @@ dpkg -L xdpnet >/tmp/xnpk.list
 apt_q purge xdpnet >/dev/null
 check "apt purge xdpnet" bash -c "! dpkg-query -W -f='\${Status}' xdpnet 2>/dev/null | grep -q installed"
 # What `dpkg -L` listed: no file is left, and a directory only where
-# another package owns it.
+# another package owns it, or the system's own: "/." and, on a merged
+# /usr, /lib (a symlink to usr/lib that no package owns).
 left=""
 while IFS= read -r f; do
-	if [ -L "$f" ] || [ -f "$f" ]; then
+	[ "$f" = /. ] && continue
+	if [ -d "$f" ]; then
+		[ -L "$f" ] || dpkg -S "$f" >/dev/null 2>&1 || left="$left $f/"
+	elif [ -L "$f" ] || [ -e "$f" ]; then
 		left="$left $f"
-	elif [ -d "$f" ] && ! dpkg -S "$f" >/dev/null 2>&1; then
-		left="$left $f/"
 	fi
 done </tmp/xnpk.list
 check "purged: nothing of dpkg -L xdpnet is left${left:+ (left:$left)}" [ -z "$left" ]
