@@ -217,13 +217,14 @@ static int nft_events_drain(int fd)
 	return any || (fd >= 0 && errno == ENOBUFS);
 }
 
-/* The bridge's settings alone make it bypass nothing (core/desired.h). */
-static int bridge_holds(const struct xn_link *br)
+/* Why the bridge's settings alone make it bypass nothing now
+ * (core/desired.h), or XDPNET_BHOLD_NONE. */
+static __u32 bridge_hold_now(const struct xn_link *br)
 {
 	struct xn_link now;
 
-	return !xn_get_link_by_index(br->ifindex, &now) &&
-	       xn_bridge_hold(&now) != XDPNET_BHOLD_NONE;
+	return xn_get_link_by_index(br->ifindex, &now) ? XDPNET_BHOLD_NONE
+						       : xn_bridge_hold(&now);
 }
 
 /* Read the host's filters again; 1 when what they hold changed. */
@@ -317,6 +318,19 @@ static void gone(const char *bridge, int lk, int flk)
 	xn_unlock(lk);
 }
 
+/* The bridge was deleted as the follower started (attach had returned):
+ * remove everything of it, as apply() does later. s is open or not. */
+static int deleted(struct xn_state *s, const struct xn_link *br, int open)
+{
+	xn_info("xdpnet: %s was deleted: removing every hook", br->name);
+	if (open || !xn_state_open(s, br->name)) {
+		xn_reconcile_clear(s);
+		xn_state_close(s);
+	}
+	xn_state_remove(br->name);
+	return -1;
+}
+
 /* Start: open (or upgrade) the state, reconcile everything. Under lock.
  * An XN_* exit code, or -1: the bridge was deleted meanwhile, and
  * everything of it removed. */
@@ -342,25 +356,18 @@ static int take_over(struct xn_state *s, struct xn_link *br,
 	}
 	err = xn_policy_read(br, s->meta.bypass_filters, pol);
 	if (err)
-		return err;
+		return bridge_exists(br) ? err : deleted(s, br, 1);
 	if (strcmp(s->meta.build, xn_build_id())) {
 		xn_info("xdpnet: %s: taking over the datapath of build %s",
 			br->name, s->meta.build);
 		xn_state_close(s);
 		err = xn_state_load(s, &ld);
 		if (err)
-			return err;
+			return bridge_exists(br) ? err : deleted(s, br, 0);
 	}
 	err = xn_reconcile(s, br, pol, &r, 0);
-	if (err == -ENODEV && !bridge_exists(br)) {
-		/* Deleted as we started (attach returned already). */
-		xn_info("xdpnet: %s was deleted: removing every hook",
-			br->name);
-		xn_reconcile_clear(s);
-		xn_state_close(s);
-		xn_state_remove(br->name);
-		return -1;
-	}
+	if (err && !bridge_exists(br))
+		return deleted(s, br, 1);
 	if (err) {
 		xn_err("cannot reconcile %s: %s", br->name, strerror(-err));
 		return XN_ERR;
@@ -484,6 +491,7 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 		struct pollfd pfd[2] = { { .fd = fd, .events = POLLIN },
 					 { .fd = nfd, .events = POLLIN } };
 		int rd = 0, filters = 0;
+		__u32 hold;
 
 		poll(pfd, nfd >= 0 ? 2 : 1, (int)(NF_CHECK_S * 1000));
 		memset(b, 0, sizeof(*b));
@@ -557,12 +565,16 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 			}
 		}
 		if ((filters || b->newcomer) && b->full && !b->gone &&
-		    bridge_holds(br)) {
+		    (hold = bridge_hold_now(br)) != XDPNET_BHOLD_NONE) {
 			/* The bridge's own settings hold it (hub mode, a short
 			 * ageing, ...): make that so before the filter tools
-			 * run, which take a while on a busy host. Nothing is
-			 * bypassed then, whatever the filters say. */
-			err = apply(&s, br, b, &pol);
+			 * run, which take a while on a busy host. Held with
+			 * the old filters' policy too, should the bridge let
+			 * go between two reads: nothing is bypassed. */
+			struct xn_policy held = pol;
+
+			held.bridge_hold = (int)hold;
+			err = apply(&s, br, b, &held);
 			if (err == 1) {
 				gone(bridge, lk, flk);
 				err = 0;
