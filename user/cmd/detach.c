@@ -50,7 +50,9 @@ int xn_detach(const struct xn_opts *o)
 		lk = xn_lock(o->bridge, 30);
 		if (lk < 0)
 			return XN_EBUSY;
-		xn_run_remove(o->bridge);
+		/* Unless an attach came in between. */
+		if (access(dir, F_OK))
+			xn_run_remove(o->bridge);
 		xn_unlock(lk);
 		xn_info("xdpnet: %s is not attached; nothing to do", o->bridge);
 		return XN_OK;

@@ -46,7 +46,8 @@ static int still_linked(int fd, const char *bridge, enum xn_run_file file)
 }
 
 /* Open bridge's run file and take its flock without waiting: an fd, or
- * -EWOULDBLOCK (held), or another -errno. */
+ * -EWOULDBLOCK (held), or another -errno (-ESTALE: removed under us time
+ * and again). */
 static int lock_run(const char *bridge, enum xn_run_file file, int how)
 {
 	int fd, i, err;
@@ -64,7 +65,7 @@ static int lock_run(const char *bridge, enum xn_run_file file, int how)
 			return fd;
 		close(fd);
 	}
-	return -EAGAIN;
+	return -ESTALE;
 }
 
 int xn_lock(const char *bridge, int timeout_s)
@@ -184,56 +185,58 @@ void xn_dump_unlock(const char *bridge, int fd, int detached)
 	close(fd);
 }
 
-/* Remove bridge's run file unless a process holds it (a follower or a
- * dump that still runs keeps its own): removed under its lock. 1 when it
- * is gone (or was never there). */
-static int remove_unheld(const char *bridge, enum xn_run_file file)
+/* Remove bridge's run file, with the follower's pid file and log when it
+ * is the follower's lock, unless a process holds it (a follower or a dump
+ * that still runs keeps its own). Removed while locked (fd: ours, -1 to
+ * take it here): a process that takes the lock next makes new ones. */
+static void remove_locked(const char *bridge, enum xn_run_file file, int fd)
 {
+	int own = fd < 0;
 	char path[256];
-	int fd, gone = 0;
 
 	if (xn_run_path(path, sizeof(path), bridge, file))
-		return 0;
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT;
-	if (!flock(fd, LOCK_EX | LOCK_NB) && still_linked(fd, bridge, file))
-		gone = !unlink(path);
-	close(fd);
-	return gone;
+		return;
+	if (own) {
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			return;
+		if (flock(fd, LOCK_EX | LOCK_NB)) {
+			close(fd);
+			return;
+		}
+	}
+	if (still_linked(fd, bridge, file)) {
+		unlink(path);
+		if (file == XN_RUN_FOLLOW &&
+		    !xn_run_path(path, sizeof(path), bridge, XN_RUN_PID))
+			unlink(path);
+		if (file == XN_RUN_FOLLOW &&
+		    !xn_run_path(path, sizeof(path), bridge, XN_RUN_LOG))
+			unlink(path);
+	}
+	if (own)
+		close(fd);
+}
+
+static void remove_rest(const char *bridge)
+{
+	char path[256];
+
+	remove_locked(bridge, XN_RUN_DUMP, -1);
+	if (!xn_run_path(path, sizeof(path), bridge, XN_RUN_LOCK))
+		unlink(path);
+	rmdir(xn_run_dir()); /* when no other bridge has files there */
 }
 
 void xn_run_remove_follower(const char *bridge, int follow_fd)
 {
-	char path[256];
-
-	if (still_linked(follow_fd, bridge, XN_RUN_FOLLOW) &&
-	    !xn_run_path(path, sizeof(path), bridge, XN_RUN_FOLLOW)) {
-		unlink(path);
-		if (!xn_run_path(path, sizeof(path), bridge, XN_RUN_PID))
-			unlink(path);
-		if (!xn_run_path(path, sizeof(path), bridge, XN_RUN_LOG))
-			unlink(path);
-	}
-	remove_unheld(bridge, XN_RUN_DUMP);
-	if (!xn_run_path(path, sizeof(path), bridge, XN_RUN_LOCK))
-		unlink(path);
-	rmdir(xn_run_dir());
+	remove_locked(bridge, XN_RUN_FOLLOW, follow_fd);
+	remove_rest(bridge);
 }
 
 void xn_run_remove(const char *bridge)
 {
-	char path[256];
-
-	/* A follower that would not stop keeps its pid file and log. */
-	if (remove_unheld(bridge, XN_RUN_FOLLOW)) {
-		if (!xn_run_path(path, sizeof(path), bridge, XN_RUN_PID))
-			unlink(path);
-		if (!xn_run_path(path, sizeof(path), bridge, XN_RUN_LOG))
-			unlink(path);
-	}
-	remove_unheld(bridge, XN_RUN_DUMP);
-	if (!xn_run_path(path, sizeof(path), bridge, XN_RUN_LOCK))
-		unlink(path);
-	rmdir(xn_run_dir()); /* when no other bridge has files there */
+	/* A follower that would not stop keeps its files. */
+	remove_locked(bridge, XN_RUN_FOLLOW, -1);
+	remove_rest(bridge);
 }
