@@ -107,29 +107,32 @@ static int status_one(const char *bridge, struct xn_bridge_status *s, int quiet)
 
 /* A bridge that is not attached, whose latency probe pinned maps (it runs
  * on a bridge alone too): say where, and what removes them. */
-static void lat_pins(const char *bridge)
+static void lat_pins(const char *bridge, const char *what)
 {
 	char dir[256];
 
 	if (xn_pin_path(dir, sizeof(dir), bridge, NULL))
 		return;
-	xn_err("%s is not attached; its latency probe is %s, its maps are "
-	       "pinned under %s ('xdpnet detach %s' removes them)",
-	       bridge, xn_lat_is_on(bridge) ? "on" : "off", dir, bridge);
+	xn_err("%s is %s; its latency probe is %s, its maps are pinned "
+	       "under %s ('xdpnet detach %s' removes them)",
+	       bridge, what, xn_lat_is_on(bridge) ? "on" : "off", dir, bridge);
 }
 
 static int unattached(const char *bridge)
 {
 	struct xn_link l;
-	int err = xn_find_bridge(bridge, &l);
 
-	if (err || !xn_lat_ours(bridge))
-		return err ? err
-			   : xn_bridge_unattached(bridge,
-						  "%s is not attached (try "
-						  "'xdpnet attach %s')",
-						  bridge, bridge);
-	lat_pins(bridge);
+	if (!xn_lat_ours(bridge))
+		return xn_bridge_unattached(bridge,
+					    "%s is not attached (try 'xdpnet "
+					    "attach %s')",
+					    bridge, bridge);
+	/* A deleted bridge's probe pins most of all. */
+	if (xn_get_link(bridge, &l)) {
+		lat_pins(bridge, "no longer a device");
+		return XN_ENOBRIDGE;
+	}
+	lat_pins(bridge, "not attached");
 	return XN_ENOTATTACHED;
 }
 
@@ -159,11 +162,15 @@ int xn_status(const struct xn_opts *o)
 	} else if (!xn_pin_dirs(&names, &nnames)) {
 		/* Other namespaces' bridges and other versions' state are
 		 * not ours to show; a latency probe's pins are named. */
-		for (i = 0; i < nnames && n < MAX_BRIDGES; i++)
-			if (!status_one(names[i], &s[n], 1))
+		for (i = 0; i < nnames && n < MAX_BRIDGES; i++) {
+			err = status_one(names[i], &s[n], 1);
+			if (!err)
 				n++;
-			else if (!o->json && xn_lat_ours(names[i]))
-				lat_pins(names[i]);
+			else if (err == XN_ENOTATTACHED && !o->json &&
+				 xn_lat_ours(names[i]))
+				lat_pins(names[i], "not attached");
+		}
+		err = 0;
 		free(names);
 	}
 	for (i = 0; i < n; i++)
