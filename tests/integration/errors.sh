@@ -345,6 +345,7 @@ bridge_deleted() { # now|later
 		ip -n "$SW" link set xnega master "$GBR" up &&
 		ip -n "$SW" link set xnegb up && ip -n "$SW" link set "$GBR" up || return 1
 	xn attach "$GBR" || return 1
+	wait_until 10 test -s "/run/xdpnet/$GBR.pid" || { echo "FAIL: no pid file"; return 1; }
 	read -r pid <"/run/xdpnet/$GBR.pid" || return 1
 	[ "$1" = now ] || wait_until 10 grep -q "following $GBR" "/run/xdpnet/$GBR.log" ||
 		{ echo "FAIL: the follower did not start following"; st=1; }
