@@ -528,6 +528,20 @@ class NetnsTopo:
         for key in [k for k in self.servers if k[0] == ns]:
             self.procs.stop(self.servers.pop(key))
 
+    def _listening(self, ns, p, proto, port, name, timeout=10.0):
+        """Wait until p listens on port (proto "t": TCP, "u": UDP) in ns:
+        a client started earlier finds nobody there (a loaded host took
+        longer than any fixed wait)."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end and p.poll() is None:
+            if out(netns(ns, ["ss", "-Hln" + proto, "sport = :%d" % port]),
+                   check=False).strip():
+                return
+            time.sleep(0.05)
+        if p.poll() is None:
+            raise CmdError("%s does not listen on %d after %g s (see "
+                           "%s.log)" % (name, port, timeout, name))
+
     def server(self, ns, ip, kind, restart=False):
         """A long-lived server in ns: iperf3, sockperf (udp/tcp), xnb_crr."""
         key = (ns, kind)
@@ -546,14 +560,15 @@ class NetnsTopo:
             argv = ["iperf3", "-s", "-B", ip, "-p", "5201",
                     "--rcv-timeout", "5000", "--idle-timeout", "30"]
             p = self.procs.start(name, netns(ns, argv))
-            time.sleep(0.3)
+            self._listening(ns, p, "t", 5201, name)
         elif kind in ("sockperf-udp", "sockperf-tcp"):
-            argv = ["sockperf", "sr", "-i", ip, "-p",
-                    "11111" if kind == "sockperf-udp" else "11112"]
+            port = 11111 if kind == "sockperf-udp" else 11112
+            argv = ["sockperf", "sr", "-i", ip, "-p", str(port)]
             if kind == "sockperf-tcp":
                 argv.append("--tcp")
             p = self.procs.start(name, netns(ns, argv))
-            time.sleep(0.3)
+            self._listening(ns, p, "u" if kind == "sockperf-udp" else "t",
+                            port, name)
         elif kind == "crr":
             argv = [os.path.join(self.tools, "xnb_crr"), "server", "--bind",
                     ip, "--port", "7100"]
