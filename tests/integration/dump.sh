@@ -8,11 +8,11 @@
 #   - refusals, one line and the README's exit code each: a missing bridge,
 #     a bridge not attached, a port not on the bridge, a bad --path or
 #     --snaplen, a second dump of the same bridge while one runs;
-#   - tcpdump and tshark read what dump writes; the TC and the XDP paths:
-#     each frame inbound on the port it came from and outbound on the one
-#     it went to, with its path and verdict in the comment, and the
-#     outbound copies byte for byte what the receiving stand-in got (its
-#     own tcpdump);
+#   - tcpdump and tshark read what dump writes; the TC path (no --port):
+#     each frame once, inbound on the port it came from; the XDP path
+#     with --port the receiver: outbound on it; either with its path and
+#     verdict in the comment, byte for byte what the receiving stand-in
+#     got (its own tcpdump);
 #   - --path bridge (broadcast ARP: pass_mcast), --port, -c, --snaplen;
 #   - the dump changes nothing for the frames: every ping is answered and
 #     the datapath's counters count them as without a dump; a full ring
@@ -143,17 +143,21 @@ tshark_pick() {
 		tshark -r "$1" -Y "$2" -T fields -e frame.comment 2>/dev/null >"$3.comments"
 }
 
-# path_check NAME FROM TO SRC_NS DST_NS ADDR PATH STAGE: N pings FROM -> TO
-# during a dump of PATH, captured in DST_NS too.
+# path_check NAME FROM TO SRC_NS DST_NS ADDR PATH STAGE [--port TO]: N
+# pings FROM -> TO during a dump of PATH, captured in DST_NS too. Each
+# request is in the dump once: inbound on FROM, or with --port TO outbound
+# on TO.
 path_check() {
 	local name=$1 from=$2 to=$3 src=$4 dst=$5 addr=$6 path=$7 stage=$8
-	local f=$WORK/$name.pcapng a b n c0 c1 ctr k0 k1 ka
+	local f=$WORK/$name.pcapng a b n c0 c1 ctr k0 k1 ka on dir note
+	shift 8
 	ctr=$([ "$path" = xdp ] && echo xdp_redirect || echo tc_redirect)
+	if [ $# -gt 0 ]; then on=$to dir=2 note="from=$from"; else on=$from dir=1 note="to=$to"; fi
 	ip netns exec "$src" ping -c 1 -W 2 "$addr" >/dev/null || return 1
 	cap_start "$dst" "$WORK/$name.rx.pcap" 'icmp[icmptype] == 8' || return 1
 	c0=$(ctr "$from" "$ctr")
 	k0=$(ctr "$from" pass_refresh)
-	dump_start "$f" --path "$path" || return 1
+	dump_start "$f" --path "$path" "$@" || return 1
 	ip netns exec "$src" ping -c "$N" -i 0.05 -W 2 -p 7864706e6574 "$addr" >"$WORK/ping" || { cat "$WORK/ping"; return 1; }
 	kill -INT "$DUMP_PID"
 	dump_wait "$f" || return 1
@@ -161,10 +165,10 @@ path_check() {
 	k1=$(ctr "$from" pass_refresh)
 	cap_stop "$WORK/$name.rx.pcap" "$N"
 	is_off || { echo "the switch stayed on"; return 1; }
-	# tcpdump reads it all; tshark picks the outbound copies on TO.
+	# tcpdump reads it all; tshark picks the requests on their port.
 	tcpdump -r "$f" -nn >/dev/null 2>"$WORK/tcpdump.err" || { cat "$WORK/tcpdump.err"; return 1; }
-	tshark_pick "$f" "frame.interface_name == \"$to\" && frame.packet_flags_direction == 2 && icmp.type == 8" "$WORK/$name.out.pcap" || return 1
-	a=$(hexes "$WORK/$name.out.pcap")
+	tshark_pick "$f" "frame.interface_name == \"$on\" && frame.packet_flags_direction == $dir && icmp.type == 8" "$WORK/$name.req.pcap" || return 1
+	a=$(hexes "$WORK/$name.req.pcap")
 	b=$(hexes "$WORK/$name.rx.pcap")
 	n=$(echo "$a" | grep -c .)
 	# The source's keep-alive (at most one a second) takes the bridge:
@@ -172,13 +176,12 @@ path_check() {
 	ka=$((k1 - k0))
 	echo "keep-alive frames from $from during the dump: $ka"
 	[ "$ka" -le 2 ] || { echo "more keep-alive frames than 1 s of pings can have"; return 1; }
-	expect_eq "$name: requests delivered into $to in the dump" "$n" "$((N - ka))" || return 1
+	expect_eq "$name: requests into $to in the dump" "$n" "$((N - ka))" || return 1
+	expect_eq "$name: each request once (tcpdump -r)" "$(tcpdump -r "$f" -nn 'icmp[icmptype] == 8' 2>/dev/null | grep -c .)" "$n" || return 1
 	expect_eq "$name: requests $dst received" "$(echo "$b" | grep -c .)" "$N" || return 1
 	expect_eq "$name: the same bytes as $dst received" "$(echo "$a" | grep -Fvxf <(echo "$b") | grep -c .)" 0 || { diff <(echo "$a") <(echo "$b") | head; return 1; }
-	sort -u "$WORK/$name.out.pcap.comments"
-	[ "$(sort -u "$WORK/$name.out.pcap.comments")" = "xdpnet path=$path verdict=$ctr stage=$stage from=$from" ] || return 1
-	tshark_pick "$f" "frame.interface_name == \"$from\" && frame.packet_flags_direction == 1 && icmp.type == 8" "$WORK/$name.in.pcap" || return 1
-	[ "$(sort -u "$WORK/$name.in.pcap.comments")" = "xdpnet path=$path verdict=$ctr stage=$stage to=$to" ] || return 1
+	sort -u "$WORK/$name.req.pcap.comments"
+	[ "$(sort -u "$WORK/$name.req.pcap.comments")" = "xdpnet path=$path verdict=$ctr stage=$stage $note" ] || return 1
 	# only that path, and the datapath counted every frame as ever
 	expect_eq "$name: paths in the dump" "$(tshark -r "$f" -T fields -e frame.comment 2>/dev/null | grep -vc "path=$path ")" 0 || return 1
 	expect_ge "$name: $ctr of $from during the dump" $((c1 - c0)) "$((N - ka))"
@@ -187,7 +190,7 @@ path_check() {
 ctr() { xn status "$BR" --json | jq --arg p "$1" --arg c "$2" '.bridges[0].ports[] | select(.name == $p) | .counters[$c].packets'; }
 
 tc_path() { path_check tc xnzv1 xnzv2 xnz-v1 xnz-v2 10.99.1.2 tc tc; }
-xdp_path() { path_check xdp xnzt1 xnzt2 xnz-t1 xnz-t2 10.99.2.2 xdp xdp; }
+xdp_path() { path_check xdp xnzt1 xnzt2 xnz-t1 xnz-t2 10.99.2.2 xdp xdp --port xnzt2; }
 
 bridge_path() {
 	local f=$WORK/bridge.pcapng
@@ -330,8 +333,8 @@ fi
 check "dump: refuses a missing bridge (3) and one not attached (7), one line" refusals
 check "dump: attach --mode xdp" xn attach "$BR" --mode xdp
 check "dump: refuses a port not on it, a bad --path, --snaplen 0 and 4000 (2)" refusals_attached
-check "dump: TC path: read by tcpdump and tshark, the bytes the receiver got" tc_path
-check "dump: XDP path between taps: the same" xdp_path
+check "dump: TC path: each frame once, inbound; read by tcpdump and tshark, the bytes the receiver got" tc_path
+check "dump: XDP path between taps, --port the receiver: outbound on it, the same" xdp_path
 check "dump: --path bridge --port -c 1 -s 20: a broadcast ARP, pass_mcast" bridge_path
 check "dump: a second dump of the bridge is refused (8)" second_dump
 check "dump: a full ring loses records, never frames, and says how many" full_ring

@@ -3,8 +3,9 @@
  * xdpnet dump BRIDGE [--port PORT] [--path xdp|tc|bridge] [-c N]
  * [-s SNAPLEN] [-w FILE|-]: the frames xdpnet's datapath decides on
  * (core/dump.c), as pcapng (out/pcapng.c): one interface per port; each
- * frame inbound on the port it arrived on, and, when redirected, again
- * outbound on the port it went to; a comment with its path and verdict.
+ * frame once, inbound on the port it arrived on, or outbound on the port
+ * it was redirected to when --port names that one; a comment with its
+ * path and verdict.
  */
 #include <errno.h>
 #include <net/if.h>
@@ -103,10 +104,13 @@ static int on_frame(const struct xdpnet_dump_rec *r, __u64 ns, const void *data,
 {
 	struct writer *w = arg;
 
-	if (!w->port || w->port == r->ifindex)
-		put(w, r->ifindex, r->target, r, ns, data, XN_PCAPNG_IN);
-	if (r->target && (!w->port || w->port == r->target))
+	/* Once, as tcpdump on that port would see it: two copies of one
+	 * frame would look like two frames to tcpdump, which ignores the
+	 * pcapng direction. */
+	if (w->port && r->target == w->port)
 		put(w, r->target, r->ifindex, r, ns, data, XN_PCAPNG_OUT);
+	else if (!w->port || w->port == r->ifindex)
+		put(w, r->ifindex, r->target, r, ns, data, XN_PCAPNG_IN);
 	w->frames++;
 	w->last_ns = ns;
 	if (w->flush)
