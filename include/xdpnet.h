@@ -136,6 +136,9 @@ enum xdpnet_bridge_hold {
 				 XDPNET_REFRESH_DIV intervals of at least
 				 XDPNET_REFRESH_MIN_MS (1.6 s), an active
 				 source's entry could expire between two */
+	XDPNET_BHOLD_NEIGH,   /* a port has the bridge answer ARP/ND requests
+				 itself (proxy_arp, proxy_arp_wifi,
+				 neigh_suppress) */
 };
 
 /* The TC stage's filter where it hooks through a clsact qdisc: ingress,

@@ -28,6 +28,9 @@
 #   backup    a port with a backup port loses its carrier: frames for its
 #             static entry go to the backup, all of them (before attach,
 #             with and without a follower, and after)
+#   neigh     proxy_arp, proxy_arp_wifi, neigh_suppress: a unicast ARP
+#             request gets the bridge's own reply besides the owner's
+#             (before attach, with and without a follower, and after)
 #   moved     a port moves straight to another bridge under bypassed
 #             traffic: nothing passes between it and the bridge's VMs
 #             (after attach; with and without a follower)
@@ -100,7 +103,7 @@ set -u
 . "$HERE/semlib.sh"
 . "$HERE/semshare.sh"
 
-CASES=${SEM_CASES:-flood,vxlan,stp,blocking,isolation,backup,moved,locked,learning,static,dynsticky,fdbrace,mtu,nfswitch,gso,ageing,silence,shortage,hub,tc,promisc,tunnel,tcn,vlan,vlanstate,qinq,vlanchange,tcx,tcxegress,xdpfilter}
+CASES=${SEM_CASES:-flood,vxlan,stp,blocking,isolation,backup,neigh,moved,locked,learning,static,dynsticky,fdbrace,mtu,nfswitch,gso,ageing,silence,shortage,hub,tc,promisc,tunnel,tcn,vlan,vlanstate,qinq,vlanchange,tcx,tcxegress,xdpfilter}
 KINDS=${SEM_KINDS:-veth,tap}
 VARIANTS=${SEM_VARIANTS:-}
 FULL=0
@@ -318,6 +321,63 @@ case_backup() { # VARIANT pre|post
 	expect_at 12 "2=$N" || st=1
 	bridge -n "$SW" link set dev "${VPORT[2]}" nobackup_port
 	bridge -n "$SW" fdb del "${VMAC[2]}" dev "${VPORT[2]}" master static && STATIC_LEFT=
+	v_detach "$v" || st=1
+	return $st
+}
+
+# ---------------------------------------------------------------- neigh
+
+# The bridge answers an ARP request itself where a port has proxy_arp
+# (the requester's port), proxy_arp_wifi or neigh_suppress (the port of
+# the address's owner) and the host knows the address (a neighbour entry
+# on the bridge): it forwards a unicast request (a Linux neighbour probe)
+# and sends its own reply too. Stand-in 1 asks stand-in 2's MAC for 2's
+# address N times: the replies 1 gets are 2's and the bridge's, 2N with
+# proxy_arp and proxy_arp_wifi; with neigh_suppress, what the plain
+# bridge gives (this kernel may give no reply to a unicast request).
+declare -A NEIGH_PLAIN
+arp_asked() { # R1 R2: port 1 received N requests, port 2 N replies
+	local a=0 b=0
+	rx_var a "$SW" "${VPORT[1]}" && rx_var b "$SW" "${VPORT[2]}" &&
+		[ "$a" -ge $(($1 + N)) ] && [ "$b" -ge $(($2 + N)) ]
+}
+case_neigh() { # VARIANT FLAG pre|post
+	local v=$1 flag=$2 when=$3 st=0 port=${VPORT[2]} want got r1=0 r2=0
+	[ "$flag" = proxy_arp ] && port=${VPORT[1]}
+	learn_all || return 1
+	ip -n "$SW" neigh replace "${VIP[2]}" lladdr "${VMAC[2]}" dev "$BR" nud permanent || return 1
+	NEIGH_LEFT=${VIP[2]} # q_reset's, should we fail
+	if [ "$when" = pre ]; then
+		ip -n "$SW" link set dev "$port" type bridge_slave "$flag" on || return 1
+		v_attach "$v" || return 1
+	else
+		v_attach "$v" && warm "$v" || return 1
+		ip -n "$SW" link set dev "$port" type bridge_slave "$flag" on || return 1
+	fi
+	if [ "$v" != bridge ]; then
+		wait_until 2 bypass_hold_is neigh || { echo "FAIL: bypass_hold is not neigh"; st=1; }
+	fi
+	m_start "5 ${VNS[1]} eth0 ${VPORT[1]} --arp-op 2 --dst ${VMAC[1]}" || return 1
+	rx_var r1 "$SW" "${VPORT[1]}" && rx_var r2 "$SW" "${VPORT[2]}" || return 1
+	nsx "${VNS[1]}" "$FR" arp eth0 --src "${VMAC[1]}" --saddr "${VIP[1]}" \
+		--dst "${VMAC[2]}" --daddr "${VIP[2]}" --count "$N" >/dev/null || st=1
+	# the requests in (the bridge replies as it takes each), 2's replies
+	# back in (forwarded as they come): then the fence
+	wait_until 5 arp_asked "$r1" "$r2" || { echo "FAIL: requests or replies missing"; st=1; }
+	m_end || st=1
+	got=$(m_get 5 frames)
+	if [ "$flag" = neigh_suppress ]; then
+		[ "$v" = bridge ] && NEIGH_PLAIN[$KIND]=$got
+		want=${NEIGH_PLAIN[$KIND]-}
+		[ -n "$want" ] || { echo "FAIL: no run on the plain bridge to compare with"; st=1; }
+		expect_ge "ARP replies at stand-in 1 (2's own)" "$got" "$N" || st=1
+	else
+		want=$((2 * N))
+	fi
+	expect_eq "ARP replies at stand-in 1" "$got" "$want" || st=1
+	show_ctr "$v" "${VPORT[1]}" pass_hub tc_redirect xdp_redirect
+	ip -n "$SW" link set dev "$port" type bridge_slave "$flag" off || st=1
+	ip -n "$SW" neigh del "${VIP[2]}" dev "$BR" && NEIGH_LEFT= || st=1
 	v_detach "$v" || st=1
 	return $st
 }
@@ -1479,6 +1539,11 @@ kind_cases() {
 		run_case backup "a backup port set before attach, the carrier drops: every frame for the port goes to its backup" "$BEFORE_VARIANTS xdp/live/nf" pre
 		NOBASE=1 run_case backup "a backup port set after attach, the carrier drops: every frame for the port goes to its backup" "$AFTER_FOLLOW" post
 	}
+	# (set before attach, with no follower too: attach reads it)
+	want neigh && for f in proxy_arp proxy_arp_wifi neigh_suppress; do
+		run_case neigh "$f before attach: a unicast ARP request gets the bridge's reply too" "$BEFORE_VARIANTS xdp/live/nf" "$f" pre
+		NOBASE=1 run_case neigh "$f after attach: a unicast ARP request gets the bridge's reply too" "$AFTER_FOLLOW" "$f" post
+	done
 	want moved && run_case moved "a port moved straight to another bridge: nothing between it and the bridge's VMs" "$AFTER_VARIANTS"
 	want locked && {
 		run_case locked "locked before attach: unknown and foreign sources dropped, authorised pass" "$BEFORE_VARIANTS" pre

@@ -373,8 +373,9 @@ stp_off() {
 
 # q_reset: what a case may have left (a failed case returns early): no
 # counters, nothing attached, STP off, not promiscuous, every port
-# forwarding, not isolated, not locked, learning, no tc of the test's, MTU
-# 1500, ageing 300 s; the bridge knows every stand-in on its port.
+# forwarding, not isolated, not locked, learning, no backup port, no
+# proxy_arp or kin, no tc of the test's, MTU 1500, ageing 300 s; the
+# bridge knows every stand-in on its port.
 q_reset() {
 	local id i
 	for id in "${C_IDS[@]}"; do stop_pid "${C_PID[$id]}"; done
@@ -387,7 +388,10 @@ q_reset() {
 		echo "link set $BR type bridge ageing_time 30000 stp_state 0"
 		echo "link set $BR type bridge forward_delay 360000"
 		echo "link set $BR promisc off"
-		for ((i = 1; i <= NVM; i++)); do echo "link set ${VPORT[$i]} mtu 1500"; done
+		for ((i = 1; i <= NVM; i++)); do
+			echo "link set ${VPORT[$i]} mtu 1500"
+			echo "link set ${VPORT[$i]} type bridge_slave proxy_arp off proxy_arp_wifi off neigh_suppress off"
+		done
 	} | ip -n "$SW" -force -batch - || { stp_off; ip -n "$SW" link set "$BR" promisc off; }
 	declare -F vlan_off >/dev/null && have_vlan_filtering && vlan_off
 	br_nf 0
@@ -397,6 +401,7 @@ q_reset() {
 		echo "link set dev ${VPORT[$i]} state 3 isolated off locked off learning on nobackup_port"
 	done | bridge -n "$SW" -force -batch -
 	[ -n "${STATIC_LEFT-}" ] && bridge -n "$SW" fdb del $STATIC_LEFT master static && STATIC_LEFT=
+	[ -n "${NEIGH_LEFT-}" ] && ip -n "$SW" neigh del "$NEIGH_LEFT" dev "$BR" && NEIGH_LEFT=
 	for ((i = 1; i <= NVM; i++)); do
 		ip -n "${VNS[$i]}" link set eth0 mtu 1500 up
 	done

@@ -20,11 +20,16 @@
  *       drops what the test sends.
  *   xnt_frames garp DEV --src MAC --saddr IP
  *       One gratuitous ARP request (broadcast) for IP from MAC.
+ *   xnt_frames arp DEV --src MAC --saddr IP --dst MAC --daddr IP
+ *                  [--count N]
+ *       N ARP requests for --daddr from --src/--saddr, sent to --dst (a
+ *       unicast request, as Linux's neighbour probes are). Prints "sent N".
  *   xnt_frames count DEV [--tag N] [--dst MAC] [--src MAC] [--min-len L]
  *                    [--seq-ge S] [--over L] [--timeout SECS] [--want N]
- *                    [--fence F]
+ *                    [--fence F] [--arp-op OP]
  *       Counts frames that arrive on DEV (not the ones it sends) and match
- *       every filter given. Prints "READY" once listening. Stops on
+ *       every filter given (--arp-op: ARP frames of that operation, 1
+ *       request, 2 reply). Prints "READY" once listening. Stops on
  *       SIGTERM or SIGINT, after SECS, once N frames matched, or at the
  *       first frame with tag F (a fence, sent after everything else; not
  *       counted), and prints one line:
@@ -71,6 +76,7 @@ struct opts {
 	double rate, timeout;
 	int len, df, direct, have_tag, have_fence;
 	int vid, vlan_ad; /* --vlan: vid 0 none */
+	int arp_op;	  /* --arp-op: 0 any frame */
 	uint32_t tag, fence;
 	long seq_ge;
 	int min_len, over;
@@ -91,9 +97,11 @@ static void __attribute__((noreturn)) usage(void)
 	      "[--count N] [--rate PPS] [--len BYTES] [--tag N] [--df] "
 	      "[--saddr IP] [--daddr IP] [--direct] [--vlan VID[,ad]]\n"
 	      "       xnt_frames garp DEV --src MAC --saddr IP\n"
+	      "       xnt_frames arp DEV --src MAC --saddr IP --dst MAC "
+	      "--daddr IP [--count N]\n"
 	      "       xnt_frames count DEV [--tag N] [--dst MAC] [--src MAC] "
 	      "[--min-len L] [--seq-ge S] [--timeout SECS] [--want N] "
-	      "[--over L] [--fence F]\n",
+	      "[--over L] [--fence F] [--arp-op OP]\n",
 	      stderr);
 	exit(2);
 }
@@ -143,7 +151,8 @@ static void parse(int argc, char **argv, struct opts *o)
 		{ "seq-ge", 1, 0, 'g' }, { "timeout", 1, 0, 'T' },
 		{ "want", 1, 0, 'w' },	 { "fence", 1, 0, 'F' },
 		{ "over", 1, 0, 'o' },	 { "direct", 0, 0, 'B' },
-		{ "vlan", 1, 0, 'V' },	 { 0, 0, 0, 0 },
+		{ "vlan", 1, 0, 'V' },	 { "arp-op", 1, 0, 'P' },
+		{ 0, 0, 0, 0 },
 	};
 	int c;
 
@@ -223,6 +232,9 @@ static void parse(int argc, char **argv, struct opts *o)
 		case 'o':
 			o->over = parse_num(optarg, 1, 1 << 20);
 			break;
+		case 'P':
+			o->arp_op = parse_num(optarg, 1, 65535);
+			break;
 		case 'F':
 			o->fence = parse_num(optarg, 0, UINT32_MAX);
 			o->have_fence = 1;
@@ -280,6 +292,11 @@ static void put32(uint8_t *p, uint32_t v)
 {
 	put16(p, v >> 16);
 	put16(p + 2, v & 0xffff);
+}
+
+static uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
 }
 
 static uint32_t get32(const uint8_t *p)
@@ -405,16 +422,19 @@ static int cmd_send(const struct opts *o)
 	return 0;
 }
 
-static int cmd_garp(const struct opts *o)
+/* ARP requests from --src/--saddr for target, to dst (n of them). */
+static int send_arp(const struct opts *o, const uint8_t *dst,
+		    const struct in_addr *target, long n)
 {
 	uint8_t f[60] = {};
 	struct sockaddr_ll sa;
+	long i;
 	int fd;
 
 	if (!o->have_src || o->random_src)
 		usage();
 	fd = packet_socket(o->dev, 0, &sa);
-	memset(f, 0xff, 6);
+	memcpy(f, dst, 6);
 	memcpy(f + 6, o->src, 6);
 	put16(f + 12, ETH_P_ARP);
 	put16(f + 14, 1);	 /* Ethernet */
@@ -424,12 +444,28 @@ static int cmd_garp(const struct opts *o)
 	put16(f + 20, 1); /* request */
 	memcpy(f + 22, o->src, 6);
 	memcpy(f + 28, &o->saddr, 4);
-	memcpy(f + 38, &o->saddr, 4); /* target: the same address */
-	if (send_frame(fd, &sa, f, sizeof(f)))
-		fail("send");
-	printf("sent 1\n");
+	memcpy(f + 38, target, 4);
+	for (i = 0; i < n; i++)
+		if (send_frame(fd, &sa, f, sizeof(f)))
+			fail("send");
+	printf("sent %ld\n", n);
 	close(fd);
 	return 0;
+}
+
+static int cmd_garp(const struct opts *o)
+{
+	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+
+	/* target: the same address */
+	return send_arp(o, bcast, &o->saddr, 1);
+}
+
+static int cmd_arp(const struct opts *o)
+{
+	if (!o->have_dst)
+		usage();
+	return send_arp(o, o->dst, &o->daddr, o->count);
 }
 
 /* Is f one of our frames? Then its tag and sequence number. */
@@ -496,6 +532,9 @@ static int cmd_count(const struct opts *o)
 			continue;
 		if (o->have_tag && (!mine || tag != o->tag))
 			continue;
+		if (o->arp_op && (n < 22 || f[12] != 0x08 || f[13] != 0x06 ||
+				  get16(f + 20) != o->arp_op))
+			continue;
 		frames++;
 		if (mine) {
 			for (i = 0; i < ntags && tags[i] != tag; i++)
@@ -540,6 +579,8 @@ int main(int argc, char **argv)
 		return cmd_send(&o);
 	if (!strcmp(o.cmd, "garp"))
 		return cmd_garp(&o);
+	if (!strcmp(o.cmd, "arp"))
+		return cmd_arp(&o);
 	if (!strcmp(o.cmd, "count"))
 		return cmd_count(&o);
 	usage();

@@ -879,9 +879,44 @@ static void test_link_port(void **state)
 	assert_int_equal(l.learning, 1);
 	assert_int_equal(l.isolated, 1);
 	assert_int_equal(l.locked, 0);
+	assert_int_equal(l.neigh_proxy, 0);
 	assert_int_equal(l.vlan_filtering, 0);
 	assert_int_equal(l.ageing_time_cs, 0);
 	assert_int_equal(l.xdp_prog_id, 0);
+}
+
+/* rec_link_veth0 with proxy_arp, proxy_arp_wifi or neigh_suppress set:
+ * the bridge answers ARP or ND requests itself. */
+static void test_link_port_neigh_proxy(void **state)
+{
+	static const __u16 attrs[] = { IFLA_BRPORT_PROXYARP,
+				       IFLA_BRPORT_PROXYARP_WIFI,
+				       IFLA_BRPORT_NEIGH_SUPPRESS };
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(attrs); i++) {
+		struct xn_link l;
+		struct mb m;
+		size_t li, data, a;
+
+		mb_from(&m, rec_link_veth0, sizeof(rec_link_veth0));
+		li = find_attr(m.b, LINK_ATTRS, m.len, IFLA_LINKINFO);
+		assert_true(li);
+		data = find_attr(m.b, li + NLA_HDRLEN, attr_end(m.b, li),
+				 IFLA_INFO_SLAVE_DATA);
+		assert_true(data);
+		a = find_attr(m.b, data + NLA_HDRLEN, attr_end(m.b, data),
+			      attrs[i]);
+		assert_true(a);
+		assert_int_equal(m.b[a + NLA_HDRLEN], 0);
+		m.b[a + NLA_HDRLEN] = 1;
+		assert_int_equal(parse_link(m.b, m.len, &l), 0);
+		assert_int_equal(l.is_port, 1);
+		if (l.neigh_proxy != 1)
+			fail_msg("attribute %u set: neigh_proxy %u", attrs[i],
+				 l.neigh_proxy);
+	}
 }
 
 static void test_link_not_a_port(void **state)
@@ -1789,6 +1824,7 @@ int main(void)
 		cmocka_unit_test(test_link_bridge),
 		cmocka_unit_test(test_link_bridge_vlan_filtering),
 		cmocka_unit_test(test_link_port),
+		cmocka_unit_test(test_link_port_neigh_proxy),
 		cmocka_unit_test(test_link_not_a_port),
 		cmocka_unit_test(test_link_af_bridge),
 		cmocka_unit_test(test_link_xdp_prog_id),

@@ -247,74 +247,88 @@ struct cfg_case {
 	__u32 hold; /* enum xdpnet_bridge_hold */
 	/* more of the bridge (0 in the rows above them) */
 	__u32 br_stp, forward_delay_cs, promiscuity;
+	int neigh_proxy; /* a port has proxy_arp or kin */
 };
 
 static const struct cfg_case cfg_cases[] = {
 	/* ageing_time / XDPNET_REFRESH_DIV, in jiffies, at most 1 s */
 	{ "default ageing, 250 Hz", 30000, 0, 0, 0, 0, 250, 0, 1, 250,
-	  XDPNET_BHOLD_NONE, 0, 0, 0 },
+	  XDPNET_BHOLD_NONE, 0, 0, 0, 0 },
 	{ "default ageing, 1000 Hz", 30000, 0, 0, 0, 0, 1000, 0, 1, 1000,
-	  XDPNET_BHOLD_NONE, 0, 0, 0 },
+	  XDPNET_BHOLD_NONE, 0, 0, 0, 0 },
 	{ "default ageing, 100 Hz", 30000, 0, 0, 0, 0, 100, 0, 1, 100,
-	  XDPNET_BHOLD_NONE, 0, 0, 0 },
+	  XDPNET_BHOLD_NONE, 0, 0, 0, 0 },
 	{ "ageing 10 s, 300 Hz", 1000, 0, 0, 0, 0, 300, 0, 1, 187,
-	  XDPNET_BHOLD_NONE, 0, 0, 0 },
+	  XDPNET_BHOLD_NONE, 0, 0, 0, 0 },
 	{ "ageing not a multiple of 16", 1003, 0, 0, 0, 0, 1000, 0, 1, 626,
-	  XDPNET_BHOLD_NONE, 0, 0, 0 },
+	  XDPNET_BHOLD_NONE, 0, 0, 0, 0 },
 	/* never below 100 ms; an ageing that 16 of those do not fit in
 	 * (1.6 s) bypasses nothing */
 	{ "ageing 1.6 s", 160, 0, 0, 0, 0, 1000, 0, 1, 100, XDPNET_BHOLD_NONE,
-	  0, 0, 0 },
+	  0, 0, 0, 0 },
 	{ "ageing 1.59 s", 159, 0, 0, 0, 0, 1000, 0, 0, 100,
-	  XDPNET_BHOLD_AGEING, 0, 0, 0 },
+	  XDPNET_BHOLD_AGEING, 0, 0, 0, 0 },
 	{ "ageing 0.4 s", 40, 0, 0, 0, 0, 1000, 0, 0, 100, XDPNET_BHOLD_AGEING,
-	  0, 0, 0 },
+	  0, 0, 0, 0 },
 	{ "ageing 0.01 s", 1, 0, 0, 0, 0, 250, 0, 0, 25, XDPNET_BHOLD_AGEING, 0,
-	  0, 0 },
+	  0, 0, 0 },
 	{ "ageing 0.1 s, filters", 10, 0, 0, XDPNET_BHOLD_FILTERS, 0, 250, 0, 0,
-	  25, XDPNET_BHOLD_AGEING, 0, 0, 0 },
+	  25, XDPNET_BHOLD_AGEING, 0, 0, 0, 0 },
 	/* STP on: forward delay 2 s (its least) keeps a 10 s ageing's
 	 * bypass */
 	{ "STP on, forward delay 2 s", 1000, 0, 0, 0, 0, 1000, 0, 1, 125,
-	  XDPNET_BHOLD_NONE, 1, 200, 0 },
+	  XDPNET_BHOLD_NONE, 1, 200, 0, 0 },
 	/* hub mode: ageing_time 0 */
-	{ "hub mode", 0, 0, 0, 0, 0, 250, 0, 0, 25, XDPNET_BHOLD_HUB, 0, 0, 0 },
+	{ "hub mode", 0, 0, 0, 0, 0, 250, 0, 0, 25, XDPNET_BHOLD_HUB, 0, 0, 0,
+	  0 },
 	/* VLAN filtering: any non-zero value */
 	{ "vlan filtering", 30000, 1, 0, 0, 0, 250, 1, 1, 250,
-	  XDPNET_BHOLD_NONE, 0, 0, 0 },
+	  XDPNET_BHOLD_NONE, 0, 0, 0, 0 },
 	{ "vlan filtering 0x100", 30000, 0x100, 0, 0, 0, 250, 1, 1, 250,
-	  XDPNET_BHOLD_NONE, 0, 0, 0 },
+	  XDPNET_BHOLD_NONE, 0, 0, 0, 0 },
 	/* MST: per-VLAN port states the datapath cannot see */
-	{ "mst", 30000, 1, 1, 0, 0, 250, 1, 0, 250, XDPNET_BHOLD_MST, 0, 0, 0 },
+	{ "mst", 30000, 1, 1, 0, 0, 250, 1, 0, 250, XDPNET_BHOLD_MST, 0, 0, 0,
+	  0 },
 	/* filters between ports, not bypassed */
 	{ "filters", 30000, 0, 0, XDPNET_BHOLD_FILTERS, 0, 250, 0, 0, 250,
-	  XDPNET_BHOLD_FILTERS, 0, 0, 0 },
+	  XDPNET_BHOLD_FILTERS, 0, 0, 0, 0 },
 	{ "filters unreadable", 30000, 0, 0, XDPNET_BHOLD_UNKNOWN, 0, 250, 0, 0,
-	  250, XDPNET_BHOLD_UNKNOWN, 0, 0, 0 },
+	  250, XDPNET_BHOLD_UNKNOWN, 0, 0, 0, 0 },
 	/* hub mode wins over what the policy says */
 	{ "hub mode and filters", 0, 0, 0, XDPNET_BHOLD_FILTERS, 0, 250, 0, 0,
-	  25, XDPNET_BHOLD_HUB, 0, 0, 0 },
+	  25, XDPNET_BHOLD_HUB, 0, 0, 0, 0 },
 	{ "no policy", 30000, 0, 0, 0, 1, 250, 0, 1, 250, XDPNET_BHOLD_NONE, 0,
-	  0, 0 },
+	  0, 0, 0 },
 	{ "ageing 10^6 s, 1000 Hz", 100000000U, 0, 0, 0, 0, 1000, 0, 1, 1000,
-	  XDPNET_BHOLD_NONE, 0, 0, 0 },
+	  XDPNET_BHOLD_NONE, 0, 0, 0, 0 },
 	/* STP on: a topology change ages after forward_delay, so the
 	 * shorter of the two, a sixteenth of it */
 	{ "STP on, forward delay 15 s", 30000, 0, 0, 0, 0, 250, 0, 1, 234,
-	  XDPNET_BHOLD_NONE, 1, 1500, 0 },
+	  XDPNET_BHOLD_NONE, 1, 1500, 0, 0 },
 	{ "STP on, ageing 10 s below forward delay 15 s", 1000, 0, 0, 0, 0, 250,
-	  0, 1, 156, XDPNET_BHOLD_NONE, 1, 1500, 0 },
+	  0, 1, 156, XDPNET_BHOLD_NONE, 1, 1500, 0, 0 },
 	{ "user-space STP, forward delay 2 s", 30000, 0, 0, 0, 0, 1000, 0, 1,
-	  125, XDPNET_BHOLD_NONE, 2, 200, 0 },
+	  125, XDPNET_BHOLD_NONE, 2, 200, 0, 0 },
 	{ "STP off: forward delay unused", 30000, 0, 0, 0, 0, 250, 0, 1, 250,
-	  XDPNET_BHOLD_NONE, 0, 200, 0 },
+	  XDPNET_BHOLD_NONE, 0, 200, 0, 0 },
 	/* promiscuous: the bridge hands every frame to the host too */
 	{ "promiscuous", 30000, 0, 0, 0, 0, 250, 0, 0, 250,
-	  XDPNET_BHOLD_PROMISC, 0, 1500, 1 },
+	  XDPNET_BHOLD_PROMISC, 0, 1500, 1, 0 },
 	{ "promiscuous, filters", 30000, 0, 0, XDPNET_BHOLD_FILTERS, 0, 250, 0,
-	  0, 250, XDPNET_BHOLD_PROMISC, 0, 1500, 2 },
+	  0, 250, XDPNET_BHOLD_PROMISC, 0, 1500, 2, 0 },
 	{ "hub mode wins over promiscuous", 0, 0, 0, 0, 0, 250, 0, 0, 25,
-	  XDPNET_BHOLD_HUB, 0, 1500, 1 },
+	  XDPNET_BHOLD_HUB, 0, 1500, 1, 0 },
+	/* a port with proxy_arp or kin: the bridge answers ARP/ND itself */
+	{ "a port proxies ARP/ND", 30000, 0, 0, 0, 0, 250, 0, 0, 250,
+	  XDPNET_BHOLD_NEIGH, 0, 0, 0, 1 },
+	{ "a port proxies ARP/ND, filters", 30000, 0, 0, XDPNET_BHOLD_FILTERS,
+	  0, 250, 0, 0, 250, XDPNET_BHOLD_NEIGH, 0, 0, 0, 1 },
+	{ "a port proxies ARP/ND, no policy", 30000, 0, 0, 0, 1, 250, 0, 0, 250,
+	  XDPNET_BHOLD_NEIGH, 0, 0, 0, 1 },
+	{ "promiscuous wins over a port proxying", 30000, 0, 0, 0, 0, 250, 0, 0,
+	  250, XDPNET_BHOLD_PROMISC, 0, 0, 1, 1 },
+	{ "hub mode wins over a port proxying", 0, 0, 0, 0, 0, 250, 0, 0, 25,
+	  XDPNET_BHOLD_HUB, 0, 0, 0, 1 },
 };
 
 static void test_cfg_want(void **state)
@@ -347,7 +361,8 @@ static void test_cfg_want(void **state)
 		br.forward_delay_cs = c->forward_delay_cs;
 		br.promiscuity = c->promiscuity;
 		memset(&out, 0xa5, sizeof(out));
-		xn_cfg_want(&br, c->no_policy ? NULL : &pol, &cur, &out);
+		xn_cfg_want(&br, c->neigh_proxy, c->no_policy ? NULL : &pol,
+			    &cur, &out);
 		want = cur;
 		want.bridge_ifindex = BR_IFINDEX;
 		want.vlan_filtering = c->vlan;
@@ -395,7 +410,7 @@ static void test_cfg_vlan_protocol(void **state)
 
 		br.vlan_filtering = c[i].filtering;
 		br.vlan_protocol = c[i].proto;
-		xn_cfg_want(&br, NULL, &cur, &out);
+		xn_cfg_want(&br, 0, NULL, &cur, &out);
 		if (out.vlan_filtering != c[i].want)
 			fail_msg("filtering %u protocol %#x: %u, want %u",
 				 c[i].filtering, c[i].proto, out.vlan_filtering,
@@ -423,12 +438,26 @@ static void test_cfg_refresh_fits(void **state)
 			struct xdpnet_cfg cur = { .hz = hz[i] }, out;
 
 			br.ageing_time_cs = ageing[j];
-			xn_cfg_want(&br, NULL, &cur, &out);
+			xn_cfg_want(&br, 0, NULL, &cur, &out);
 			if ((__s32)out.refresh_j <= 0)
 				fail_msg("ageing %u cs at %u Hz: refresh_j %u "
 					 "is not a positive 32-bit interval",
 					 ageing[j], hz[i], out.refresh_j);
 		}
+}
+
+/* Any one port with proxy_arp or kin holds the bridge; none, or no
+ * ports, does not. */
+static void test_ports_neigh_proxy(void **state)
+{
+	struct xn_link ports[3] = {};
+
+	(void)state;
+	assert_int_equal(xn_ports_neigh_proxy(NULL, 0), 0);
+	assert_int_equal(xn_ports_neigh_proxy(ports, 3), 0);
+	ports[2].neigh_proxy = 1;
+	assert_int_equal(xn_ports_neigh_proxy(ports, 3), 1);
+	assert_int_equal(xn_ports_neigh_proxy(ports, 2), 0);
 }
 
 int main(void)
@@ -439,6 +468,7 @@ int main(void)
 		cmocka_unit_test(test_cfg_want),
 		cmocka_unit_test(test_cfg_vlan_protocol),
 		cmocka_unit_test(test_cfg_refresh_fits),
+		cmocka_unit_test(test_ports_neigh_proxy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -111,8 +111,9 @@ static __u32 refresh_j_for(const struct xn_link *br, __u32 hz)
 	return j < lo ? lo : j > hi ? hi : j;
 }
 
-void xn_cfg_want(const struct xn_link *br, const struct xn_policy *pol,
-		 const struct xdpnet_cfg *cur, struct xdpnet_cfg *out)
+void xn_cfg_want(const struct xn_link *br, int neigh_proxy,
+		 const struct xn_policy *pol, const struct xdpnet_cfg *cur,
+		 struct xdpnet_cfg *out)
 {
 	*out = *cur;
 	out->bridge_ifindex = br->ifindex;
@@ -123,7 +124,7 @@ void xn_cfg_want(const struct xn_link *br, const struct xn_policy *pol,
 				      : XDPNET_VF_8021Q;
 	out->refresh_j = refresh_j_for(br, cur->hz);
 	/* ... nor do filters that apply between ports. */
-	out->hold = xn_bridge_hold(br);
+	out->hold = xn_bridge_hold(br, neigh_proxy);
 	if (out->hold == XDPNET_BHOLD_NONE && pol)
 		out->hold = (__u32)pol->bridge_hold;
 	out->bypass = out->hold == XDPNET_BHOLD_NONE;
@@ -132,12 +133,25 @@ void xn_cfg_want(const struct xn_link *br, const struct xn_policy *pol,
 /* Hub mode (ageing_time 0: the bridge floods everything), an ageing too
  * short for the keep-alive and MST (per-VLAN port states) bypass nothing,
  * nor does a promiscuous bridge (it hands every frame it forwards to the
- * host as well). */
-__u32 xn_bridge_hold(const struct xn_link *br)
+ * host as well), nor one with a port that has the bridge answer ARP or ND
+ * requests (proxy_arp and kin): the bridge replies to a unicast request
+ * too, besides forwarding it, and may keep a request from a port. */
+__u32 xn_bridge_hold(const struct xn_link *br, int neigh_proxy)
 {
 	return !br->ageing_time_cs    ? XDPNET_BHOLD_HUB
 	       : ageing_too_short(br) ? XDPNET_BHOLD_AGEING
 	       : br->mst	      ? XDPNET_BHOLD_MST
 	       : br->promiscuity      ? XDPNET_BHOLD_PROMISC
+	       : neigh_proxy	      ? XDPNET_BHOLD_NEIGH
 				      : XDPNET_BHOLD_NONE;
+}
+
+int xn_ports_neigh_proxy(const struct xn_link *ports, int np)
+{
+	int i;
+
+	for (i = 0; i < np; i++)
+		if (ports[i].neigh_proxy)
+			return 1;
+	return 0;
 }

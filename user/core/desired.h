@@ -43,13 +43,19 @@ int xn_port_want(const struct xn_link *br, const struct xn_link *l,
 		 const struct xn_policy *pol, struct xdpnet_port *out);
 
 /* The bridge settings for the datapath (port_gen, hz, lat_on and br_addr
- * kept from cur; hz must be set there). */
-void xn_cfg_want(const struct xn_link *br, const struct xn_policy *pol,
-		 const struct xdpnet_cfg *cur, struct xdpnet_cfg *out);
+ * kept from cur; hz must be set there). neigh_proxy: a port of the bridge
+ * has it answer ARP or ND requests (xn_ports_neigh_proxy()). */
+void xn_cfg_want(const struct xn_link *br, int neigh_proxy,
+		 const struct xn_policy *pol, const struct xdpnet_cfg *cur,
+		 struct xdpnet_cfg *out);
 
-/* Why the bridge's own settings alone make it bypass nothing (enum
- * xdpnet_bridge_hold), whatever the filters: XDPNET_BHOLD_NONE if they
- * do not. */
-__u32 xn_bridge_hold(const struct xn_link *br);
+/* Why the bridge's own settings and neigh_proxy alone make it bypass
+ * nothing (enum xdpnet_bridge_hold), whatever the filters:
+ * XDPNET_BHOLD_NONE if they do not. */
+__u32 xn_bridge_hold(const struct xn_link *br, int neigh_proxy);
+
+/* 1 when one of the ports has the bridge answer ARP or ND requests itself
+ * (proxy_arp, proxy_arp_wifi, neigh_suppress, neigh_vlan_suppress). */
+int xn_ports_neigh_proxy(const struct xn_link *ports, int np);
 
 #endif

@@ -223,8 +223,9 @@ static __u32 bridge_hold_now(const struct xn_link *br)
 {
 	struct xn_link now;
 
-	return xn_get_link_by_index(br->ifindex, &now) ? XDPNET_BHOLD_NONE
-						       : xn_bridge_hold(&now);
+	return xn_get_link_by_index(br->ifindex, &now)
+		       ? XDPNET_BHOLD_NONE
+		       : xn_bridge_hold(&now, 0);
 }
 
 /* Read the host's filters again; 1 when what they hold changed. */

@@ -135,6 +135,10 @@ static const char *const bholds[][2] = {
 				  "off: ageing_time under 1.6 s, too short "
 				  "for the keep-alive frames to keep active "
 				  "sources in the bridge's FDB" },
+	[XDPNET_BHOLD_NEIGH] = { "neigh",
+				 "off: a port has proxy_arp, proxy_arp_wifi or "
+				 "neigh_suppress on, so the bridge answers "
+				 "ARP or ND requests itself" },
 };
 
 const char *xn_bridge_hold_text(__u32 hold)

@@ -282,19 +282,38 @@ static int port_apply(struct xn_state *s, struct xdpnet_port *all,
 	return 0;
 }
 
+/* neigh_proxy: xn_ports_neigh_proxy() of the bridge's ports, or -1: of
+ * the ports listed now, if the bridge is held by a hold that ranks above
+ * the filters' (which a port's proxy_arp would have set, or hides); none
+ * or the filters' hold: no port has it. */
 static int cfg_apply(struct xn_state *s, const struct xn_link *br,
-		     const struct xn_policy *pol, int quiet)
+		     const struct xn_policy *pol, int neigh_proxy, int quiet)
 {
 	struct xdpnet_cfg cur, want;
 	int err = xn_cfg_read(s, &cur);
 
 	if (err)
 		return err;
+	if (neigh_proxy < 0) {
+		struct xn_link *ports = NULL;
+		int np = 0;
+
+		neigh_proxy = 0;
+		if (cur.hold != XDPNET_BHOLD_NONE &&
+		    cur.hold != XDPNET_BHOLD_FILTERS &&
+		    cur.hold != XDPNET_BHOLD_UNKNOWN) {
+			err = xn_list_ports(br->ifindex, &ports, &np);
+			if (err)
+				return err;
+			neigh_proxy = xn_ports_neigh_proxy(ports, np);
+			free(ports);
+		}
+	}
 	if (!cur.hz)
 		cur.hz = xn_measure_hz(s);
 	if (!cur.hz)
 		return -EIO;
-	xn_cfg_want(br, pol, &cur, &want);
+	xn_cfg_want(br, neigh_proxy, pol, &cur, &want);
 	{
 		/* The latency probe's switch (it may be on before attach). */
 		struct xdpnet_lat_ctl ctl = {};
@@ -337,7 +356,8 @@ int xn_reconcile(struct xn_state *s, struct xn_link *br,
 	if (!err)
 		err = ports_read(s, all);
 	if (!err)
-		err = cfg_apply(s, br, pol, quiet);
+		err = cfg_apply(s, br, pol, xn_ports_neigh_proxy(ports, np),
+				quiet);
 	for (i = 0; !err && i < np; i++) {
 		if ((flags & XN_RC_NO_ADD) && !slot_of(all, ports[i].ifindex))
 			continue;
@@ -385,13 +405,13 @@ int xn_reconcile_link(struct xn_state *s, struct xn_link *br, __u32 ifindex,
 	struct xdpnet_port *all;
 	struct xn_vlan *vl = NULL;
 	struct xn_link l;
-	int nv = 0, err;
+	int nv = 0, err, neigh;
 	__u32 slot;
 
 	memset(r, 0, sizeof(*r));
 	if (ifindex == br->ifindex) {
 		err = bridge_reread(br);
-		return err ? err : cfg_apply(s, br, pol, 0);
+		return err ? err : cfg_apply(s, br, pol, -1, 0);
 	}
 	all = calloc(XDPNET_MAX_PORTS, sizeof(*all));
 	if (!all)
@@ -406,12 +426,20 @@ int xn_reconcile_link(struct xn_state *s, struct xn_link *br, __u32 ifindex,
 			r->removed++;
 		}
 		free(all);
-		return 0;
+		return cfg_apply(s, br, pol, -1, 0);
 	}
 	if (!err && l.is_port && l.master == br->ifindex && br->vlan_filtering)
 		err = xn_port_vlans(ifindex, &vl, &nv);
+	/* A port's proxy_arp and kin hold the bridge: before the port is
+	 * applied; let go after (the ports are listed anew: others may hold
+	 * it too). */
+	neigh = l.is_port && l.master == br->ifindex && l.neigh_proxy;
+	if (!err && neigh)
+		err = cfg_apply(s, br, pol, 1, 0);
 	if (!err)
 		err = port_apply(s, all, br, &l, pol, vl, nv, r, 0);
+	if (!err && !neigh)
+		err = cfg_apply(s, br, pol, -1, 0);
 	free(vl);
 	free(all);
 	return err;

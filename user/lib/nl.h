@@ -36,6 +36,9 @@ struct xn_link {
 	__u8 isolated;
 	__u8 locked;
 	__u32 backup_port; /* IFLA_BRPORT_BACKUP_PORT: ifindex, 0 if none */
+	/* proxy_arp, proxy_arp_wifi, neigh_suppress or neigh_vlan_suppress:
+	 * the bridge answers ARP or ND requests itself */
+	__u8 neigh_proxy;
 };
 
 struct xn_fdb_entry {

@@ -87,12 +87,24 @@ static struct nla_policy br_policy[IFLA_BR_MAX + 1] = {
 	[IFLA_BR_NF_CALL_ARPTABLES] = { .type = NLA_U8 },
 };
 
-static struct nla_policy brport_policy[IFLA_BRPORT_MAX + 1] = {
+/* Newer than some installed headers (Linux 6.8): a port whose neighbour
+ * suppression is per VLAN. */
+#define XN_BRPORT_NEIGH_VLAN_SUPPRESS 43
+#define XN_BRPORT_MAX                                    \
+	(IFLA_BRPORT_MAX > XN_BRPORT_NEIGH_VLAN_SUPPRESS \
+		 ? IFLA_BRPORT_MAX                       \
+		 : XN_BRPORT_NEIGH_VLAN_SUPPRESS)
+
+static struct nla_policy brport_policy[XN_BRPORT_MAX + 1] = {
 	[IFLA_BRPORT_STATE] = { .type = NLA_U8 },
 	[IFLA_BRPORT_LEARNING] = { .type = NLA_U8 },
 	[IFLA_BRPORT_ISOLATED] = { .type = NLA_U8 },
 	[IFLA_BRPORT_LOCKED] = { .type = NLA_U8 },
 	[IFLA_BRPORT_BACKUP_PORT] = { .type = NLA_U32 },
+	[IFLA_BRPORT_PROXYARP] = { .type = NLA_U8 },
+	[IFLA_BRPORT_PROXYARP_WIFI] = { .type = NLA_U8 },
+	[IFLA_BRPORT_NEIGH_SUPPRESS] = { .type = NLA_U8 },
+	[XN_BRPORT_NEIGH_VLAN_SUPPRESS] = { .type = NLA_U8 },
 };
 
 static struct nla_policy neigh_policy[NDA_MAX + 1] = {
@@ -182,9 +194,14 @@ int xn_parse_link(const struct nlmsghdr *cnlh, struct xn_link *out)
 	}
 	if (li[IFLA_INFO_SLAVE_KIND] && li[IFLA_INFO_SLAVE_DATA] &&
 	    !strcmp(nla_get_string(li[IFLA_INFO_SLAVE_KIND]), "bridge")) {
-		struct nlattr *bp[IFLA_BRPORT_MAX + 1];
+		static const int neigh[] = { IFLA_BRPORT_PROXYARP,
+					     IFLA_BRPORT_PROXYARP_WIFI,
+					     IFLA_BRPORT_NEIGH_SUPPRESS,
+					     XN_BRPORT_NEIGH_VLAN_SUPPRESS };
+		struct nlattr *bp[XN_BRPORT_MAX + 1];
+		unsigned int i;
 
-		if (parse_nested(bp, IFLA_BRPORT_MAX, li[IFLA_INFO_SLAVE_DATA],
+		if (parse_nested(bp, XN_BRPORT_MAX, li[IFLA_INFO_SLAVE_DATA],
 				 brport_policy))
 			return -EINVAL;
 		out->is_port = 1;
@@ -199,6 +216,9 @@ int xn_parse_link(const struct nlmsghdr *cnlh, struct xn_link *out)
 		if (bp[IFLA_BRPORT_BACKUP_PORT])
 			out->backup_port =
 				nla_get_u32(bp[IFLA_BRPORT_BACKUP_PORT]);
+		for (i = 0; i < sizeof(neigh) / sizeof(neigh[0]); i++)
+			if (bp[neigh[i]] && nla_get_u8(bp[neigh[i]]))
+				out->neigh_proxy = 1;
 	}
 	return 0;
 }
