@@ -505,8 +505,9 @@ talk_2_1() {
 }
 
 # A "dynamic sticky" entry (bridge fdb add ... dynamic sticky) ages like a
-# learned one and never moves. Ageing 3 s; stand-in 2 behind it sends to 1
-# and 1 to 2 for 9 s (20 frames a second each way): the bridge keeps the
+# learned one and never moves. Made before attach; then ageing 3 s:
+# stand-in 2 behind it sends to 1 and 1 to 2 for 9 s (20 frames a second
+# each way): the bridge keeps the
 # entry, sticky, on 2's port all along (sampled four times a second).
 # Then 3 sends with 2's MAC as source: frames from 1 to that MAC still
 # reach 2 only.
@@ -517,13 +518,20 @@ sticky_ok() { # the bridge has VMAC[2] on VPORT[2], dynamic and sticky
 }
 case_dynsticky() { # VARIANT
 	local v=$1 st=0 miss=0 t0
-	ip -n "$SW" link set "$BR" type bridge ageing_time 300 || return 1
 	learn_all || return 1
 	bridge -n "$SW" fdb replace "${VMAC[2]}" dev "${VPORT[2]}" master dynamic sticky || return 1
 	bridge -n "$SW" fdb show br "$BR" | grep -i "${VMAC[2]}"
 	sticky_ok || { echo "the bridge did not take a dynamic sticky entry"; return 1; }
 	v_attach "$v" || return 1
 	m_start || return 1
+	# Ageing 3 s only now (attach and the counters took over 3 s on a
+	# busy host, and every entry had aged out before the first frame):
+	# the entries made fresh by frames to the host, which take the
+	# bridge, then the ageing, whose change runs the bridge's collection
+	# at once.
+	learn_all || return 1
+	ip -n "$SW" link set "$BR" type bridge ageing_time 300 || return 1
+	sticky_ok || { echo "FAIL: the bridge lost the sticky entry before the traffic"; st=1; }
 	t0=$EPOCHREALTIME
 	talk_2_1 180 20 180 20 "$t0" "the bridge has no dynamic sticky ${VMAC[2]} on ${VPORT[2]}" sticky_ok || miss=1
 	[ "$miss" = 0 ] || { echo "FAIL: the bridge lost the sticky entry under traffic"; st=1; }
@@ -702,8 +710,10 @@ case_ageing() { # VARIANT
 	show_ctr "$v" "${VPORT[1]}" pass_unknown tc_redirect xdp_redirect
 
 	echo "keep-alive: stand-in 2 sends to 1 for 4 s (50/s), 1 sends to 2 (20/s)"
-	learn_all || st=1
+	# the counters first: starting them can take over 2.5 s on a busy
+	# host, and the entries must be fresh when the traffic starts
 	m_start || return 1
+	learn_all || st=1
 	talk_2_1 200 50 80 20 "$t0" "the bridge lost ${VMAC[2]}" fdb_has bridge "${VMAC[2]}" || miss=1
 	m_end || st=1
 	[ "$miss" = 0 ] || { echo "FAIL: the bridge forgot an active source"; st=1; }
