@@ -488,6 +488,13 @@ static void xdp_and_trace(void)
 		      "the trace took the cached decision");
 		CHECK(tc(M_A, M_B) == REDIRECT, "the cached decision is gone");
 	}
+	/* (An entry it filled would evict another flow's.) */
+	if (prepare("a trace of a bypassed flow fills no entry", false)) {
+		CHECK(run(false, P_A, M_A, M_B, true) == REDIRECT,
+		      "the trace does not find A -> B bypassed");
+		CHECK(cached(M_A, M_B) == 0, "the trace filled an entry");
+		fill();
+	}
 }
 
 void test_cache(void)
