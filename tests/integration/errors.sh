@@ -240,9 +240,21 @@ other_netns() {
 	done
 	check "errors: $SW2 attached afresh" other_reset || return 1
 	bad_report "state of $BR in another namespace" "1|7" stats "$BR"
+	check "errors: status $BR in $SW says nothing of $SW2's pins (its probe never switched on)" status_not_ours
 	check "errors: status (all bridges) in $SW does not list $SW2's" status_all_empty
 	check "errors: detach in $SW2" in_other detach "$BR"
 	check "errors: nothing pinned for $BR" sh -c "[ ! -e '$PIN' ]"
+}
+
+# A bridge attached in another namespace: its pins are not "a latency
+# probe's pins left behind" here, nor for 'status' of all bridges.
+status_not_ours() {
+	xn status "$BR" >"$WORK/st.out" 2>"$WORK/st.err"
+	cat "$WORK/st.out" "$WORK/st.err"
+	! grep -q 'latency probe' "$WORK/st.err" || return 1
+	xn status >"$WORK/st.out" 2>"$WORK/st.err"
+	cat "$WORK/st.out" "$WORK/st.err"
+	! grep -q 'latency probe' "$WORK/st.err"
 }
 
 status_all_empty() {

@@ -43,8 +43,11 @@ int xn_lat_ours(const char *bridge)
 
 	if (fd < 0)
 		return 0;
+	/* Never switched on: the namespace of the datapath's state, if any
+	 * (an attach pins the probe's switch too). */
 	ok = !bpf_map_lookup_elem(fd, &zero, &ctl) &&
-	     (!ctl.netns_ino || ctl.netns_ino == xn_netns_ino());
+	     (ctl.netns_ino ? ctl.netns_ino == xn_netns_ino()
+			    : xn_pinned(bridge) != XN_PINNED_OTHER_NS);
 	close(fd);
 	return ok;
 }
