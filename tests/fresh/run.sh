@@ -112,6 +112,9 @@ run_one() { # demo|check|deb
 	R=$top/root
 	mkdir -p "$R"
 	tar -C "$R" -xf "$BASE" || return 1
+	# A root directory as a machine's (the cached tarball's top came
+	# from mktemp -d, 0700: apt's sandbox user and mandb could not enter).
+	chmod 755 "$R"
 	cp /etc/resolv.conf "$R/etc/resolv.conf"
 	# The host's apt sources replace debootstrap's one-line sources.list.
 	if ls /etc/apt/sources.list.d/*.sources >/dev/null 2>&1; then
