@@ -35,6 +35,9 @@ KINDS = {
                    "(then bypassed)",
     "hub-on": "ageing_time 0 (hub mode): everything via the bridge",
     "hub-off": "ageing_time back to 300 s: bypassed",
+    "neigh-on": "proxy_arp on a port (the bridge answers ARP itself): "
+                "everything via the bridge",
+    "neigh-off": "proxy_arp off: bypassed",
     "ageing": "ageing_time 300 s <-> 200 s: the keep-alive interval in "
               "the datapath's settings follows",
     "vlan-filtering": "vlan_filtering on/off",
@@ -172,6 +175,16 @@ def hub(r, n):
                      both("bridge", "AB", "BA"), match=("link", BR))
 
 
+def neigh(r, n):
+    pa = r.topo.guests["A"].port
+
+    def cmd(on):
+        return lambda i: ip("link", "set", "dev", pa, "type", "bridge_slave",
+                            "proxy_arp", on)
+    return ab_cycles(r, n, "neigh-on", "neigh-off", cmd("on"), cmd("off"),
+                     both("bridge", "AB", "BA"))
+
+
 def ageing(r, n):
     r.settle(both("bypass", "AB", "BA"))
     for i in range(2 * n):
@@ -229,5 +242,6 @@ CYCLES = [
     ("join-veth", lambda r, n: port_cycles(r, n, "C")),
     ("join-tap", lambda r, n: port_cycles(r, n, "T")),
     ("stp", stp), ("isolated", isolated), ("locked", locked),
-    ("learning", learning), ("hub", hub), ("ageing", ageing), ("fdb", fdb),
+    ("learning", learning), ("hub", hub), ("neigh", neigh),
+    ("ageing", ageing), ("fdb", fdb),
 ]
