@@ -832,23 +832,33 @@ static void test_link_bridge(void **state)
 	assert_int_equal(l.locked, 0);
 }
 
+/* m: a copy of the recorded link message rec; the offset of attribute
+ * type in its IFLA_LINKINFO's nest info (IFLA_INFO_DATA or _SLAVE_DATA). */
+static size_t info_attr(struct mb *m, const void *rec, size_t len, __u16 info,
+			__u16 type)
+{
+	size_t li, data, a;
+
+	mb_from(m, rec, len);
+	li = find_attr(m->b, LINK_ATTRS, m->len, IFLA_LINKINFO);
+	assert_true(li);
+	data = find_attr(m->b, li + NLA_HDRLEN, attr_end(m->b, li), info);
+	assert_true(data);
+	a = find_attr(m->b, data + NLA_HDRLEN, attr_end(m->b, data), type);
+	assert_true(a);
+	return a;
+}
+
 /* rec_link_br0 with IFLA_BR_VLAN_FILTERING set to 1. */
 static void test_link_bridge_vlan_filtering(void **state)
 {
 	struct mb m;
 	struct xn_link l;
-	size_t li, data, vf;
+	size_t vf;
 
 	(void)state;
-	mb_from(&m, rec_link_br0, sizeof(rec_link_br0));
-	li = find_attr(m.b, LINK_ATTRS, m.len, IFLA_LINKINFO);
-	assert_true(li);
-	data = find_attr(m.b, li + NLA_HDRLEN, attr_end(m.b, li),
-			 IFLA_INFO_DATA);
-	assert_true(data);
-	vf = find_attr(m.b, data + NLA_HDRLEN, attr_end(m.b, data),
+	vf = info_attr(&m, rec_link_br0, sizeof(rec_link_br0), IFLA_INFO_DATA,
 		       IFLA_BR_VLAN_FILTERING);
-	assert_true(vf);
 	assert_int_equal(((struct nlattr *)(m.b + vf))->nla_len,
 			 NLA_HDRLEN + 1);
 	assert_int_equal(m.b[vf + NLA_HDRLEN], 0);
@@ -898,17 +908,9 @@ static void test_link_port_neigh_proxy(void **state)
 	for (i = 0; i < ARRAY_SIZE(attrs); i++) {
 		struct xn_link l;
 		struct mb m;
-		size_t li, data, a;
+		size_t a = info_attr(&m, rec_link_veth0, sizeof(rec_link_veth0),
+				     IFLA_INFO_SLAVE_DATA, attrs[i]);
 
-		mb_from(&m, rec_link_veth0, sizeof(rec_link_veth0));
-		li = find_attr(m.b, LINK_ATTRS, m.len, IFLA_LINKINFO);
-		assert_true(li);
-		data = find_attr(m.b, li + NLA_HDRLEN, attr_end(m.b, li),
-				 IFLA_INFO_SLAVE_DATA);
-		assert_true(data);
-		a = find_attr(m.b, data + NLA_HDRLEN, attr_end(m.b, data),
-			      attrs[i]);
-		assert_true(a);
 		assert_int_equal(m.b[a + NLA_HDRLEN], 0);
 		m.b[a + NLA_HDRLEN] = 1;
 		assert_int_equal(parse_link(m.b, m.len, &l), 0);
