@@ -57,8 +57,8 @@ MODES=${MODES//,/ }
 MB=$((1024 * 1024))
 BIG=$((20 * MB))  # the byte-for-byte check between every pair
 CELL=$((4 * MB))  # per offload-matrix cell
-MID=$((150 * MB)) # attach/detach during this transfer...
-MID_RATE=$((30 * MB)) # ...paced to last about 5 s
+MID=$((150 * MB)) # attach/detach with MID / 5 of a transfer before and after...
+MID_RATE=$((30 * MB)) # ...paced: 1 s each
 KA_SECS=12        # keep-alive: traffic for > 2x ageing (5 s)
 if [ "$QUICK" = 1 ]; then BIG=$((4 * MB)); CELL=$((2 * MB)); MID=$((60 * MB)); MID_RATE=$((20 * MB)); fi
 

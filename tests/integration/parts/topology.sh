@@ -60,9 +60,9 @@ section_topology() { # veth|tap
 		keepalive_restore
 
 		section "$L during a transfer"
-		check "$L: attach during a $((MID / MB)) MB transfer" mid_xfer attach "$mode"
+		check "$L: attach during a paced transfer ($((MID_RATE / MB)) MB/s)" mid_xfer attach "$mode"
 		check "$L: transfer across the attach intact (sha256)" mid_result
-		check "$L: detach during a $((MID / MB)) MB transfer" mid_xfer detach "$mode"
+		check "$L: detach during a paced transfer ($((MID_RATE / MB)) MB/s)" mid_xfer detach "$mode"
 		check "$L: transfer across the detach intact (sha256)" mid_result
 		[ -n "$ATTACHED_MODE" ] && do_detach >/dev/null
 	done
