@@ -67,8 +67,11 @@ keepalive() { # LABEL MODE
 		grep -E 'packets transmitted' "$WORK/ka-ping-$i$j" | sed "s/^/ping $i->$j: /"
 		grep -qE ' 0% packet loss| [1-4]% packet loss' "$WORK/ka-ping-$i$j" || { echo "FAIL: ping $i->$j lost > 4%"; st=1; }
 	done; done
+	# (Only the samples above count: this one comes after the traffic,
+	# and on a busy host seconds after it, when the entries may have aged
+	# out as they should: seen beside three suites, a guest and a CPU hog.)
+	echo "the bridge's FDB after the traffic, at $(date +%T.%N):"
 	bridge -n "$SW" -s fdb show br "$BR" | grep -i '02:99:'
-	ka_fdb_ok || { miss=1; echo "the bridge's FDB at $(date +%T.%N):"; bridge -n "$SW" -s fdb show br "$BR"; }
 	[ "$miss" = 0 ] || { echo "FAIL: the bridge forgot a guest while the bypass carried its traffic"; st=1; }
 	status_json "$f1"
 	ms1=$(date +%s%3N)
