@@ -55,7 +55,7 @@
 #                           xdpnet (tests/kernels/selftests.sh), from the
 #                           suite's linux-source package (cached; far longer)
 #   XNK_SELFTESTS_ONLY="bridge_vlan_aware.sh ..."  only these selftests
-#   XNK_PARTS="bpf core vlan share selftests"  only these parts of the guest's run
+#   XNK_PARTS="bpf core vlan share vhost selftests"  only these parts of the guest's run
 #                           (default: all; selftests only with XNK_SELFTESTS=1)
 #   XNK_SHARE_ARGS="..."    semantics.sh options for the hook-sharing part
 #                           (default "--cases xdpfilter --kinds tap")
@@ -76,8 +76,9 @@ ACCEL=${XNK_ACCEL:-auto}
 QEMU=${QEMU:-qemu-system-x86_64}
 TIMEOUT=${XNK_TIMEOUT:-3000}
 # The modules the guest needs that nothing autoloads: tun (/dev/net/tun),
-# br_netfilter (its sysctls).
-PRELOAD="tun br_netfilter"
+# br_netfilter (its sysctls), vhost_net (/dev/vhost-net: without udev,
+# nothing makes its node before the module is in).
+PRELOAD="tun br_netfilter vhost_net"
 # What the guest's /init needs before it has a root: virtio, 9p, overlay.
 EARLY="virtio_pci 9pnet_virtio 9p overlay"
 
@@ -105,7 +106,7 @@ keep_kernel() { # X VERSION K
 	cp "$1/boot/vmlinuz-$2" "$3/vmlinuz" && cp "$1/boot/config-$2" "$3/config" || return 1
 	mkdir -p "$k/kernel/drivers/net"
 	for d in net lib crypto arch fs/9p fs/overlayfs fs/netfs fs/fscache \
-		drivers/virtio drivers/net/vxlan; do
+		drivers/virtio drivers/net/vxlan drivers/vhost; do
 		[ -d "$x/kernel/$d" ] || continue
 		mkdir -p "$k/kernel/$(dirname "$d")"
 		cp -a "$x/kernel/$d" "$k/kernel/$d" || return 1
@@ -120,6 +121,11 @@ keep_kernel() { # X VERSION K
 }
 
 busybox_ready
+# A cache from before the guest needed vhost_net lacks it: fetch anew.
+if [ -s "$KDIR/package" ] && ! grep -q '/vhost_net\.ko' "$KDIR"/lib/modules/*/modules.dep 2>/dev/null; then
+	say "the cached kernel has no vhost_net: fetching it again"
+	rm -rf "$KDIR"
+fi
 if [ -s "$KDIR/vmlinuz" ] && [ -s "$KDIR/package" ]; then
 	say "kernel from the cache: $(cat "$KDIR/package")"
 else
