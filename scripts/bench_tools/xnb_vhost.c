@@ -7,8 +7,11 @@
  *   xnb_vhost send --tap NAME [flow] [--csum M] [--gso MSS] [--rate PPS]
  *                  [--count N | --duration S]
  *   xnb_vhost recv --tap NAME [flow] [--expect N] [--timeout S]
+ *   xnb_vhost recv --packet IFNAME [flow] [--expect N] [--timeout S]
  *   xnb_vhost echo --tap NAME [flow] [--count N | --duration S]
  *   xnb_vhost rr   --tap NAME [flow] [--count N] [--timeout S]
+ *   xnb_vhost relay --host-tap NAME --guest-tap NAME --netns NS
+ *                  [--no-csum] [--no-tso] [--sndbuf N] [--pidfile PATH]
  *
  * The process owns the rings and buffers (one mmap'd region, identity
  * guest-physical addresses), negotiates VERSION_1 and MRG_RXBUF with
@@ -16,6 +19,13 @@
  * vnet header, sndbuf and offloads. Payloads are stamped records
  * (xnb_vring.h) that recv and rr verify: checksums as the vnet header
  * says, digest, per-stream sequence (gaps, duplicates, reordering).
+ *
+ * relay is tests/tools/vnet_relay over vhost-net: the "guest" is a tap
+ * in another network namespace (a stand-in VM's eth0, its own stack
+ * sending GSO and partial checksums), and the frames between it and the
+ * host tap go through the rings, so the host tap sees what a KVM guest's
+ * tap sees. Same options, "READY" on stdout, counters on stderr at the
+ * end (tests/integration: RELAY=tests/tools/vhost_relay).
  *
  * Exit status: 0 all well; 1 a check failed (recv: anything wrong or too
  * few; rr: unanswered requests; send: frames vhost never completed);
@@ -29,10 +39,13 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
 #include <linux/if_tun.h>
 #include <linux/vhost.h>
 #include <net/if.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -41,6 +54,7 @@
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -62,7 +76,9 @@
 	"[--src-mac MAC] [--dst-mac MAC] [--src IP] [--dst IP] "              \
 	"[--proto udp|tcp] [--sport N] [--dport N] [--size BYTES] "           \
 	"[--rate PPS] [--count N] [--duration S] [--tag T] [--expect N] "     \
-	"[--timeout S] [--json]"
+	"[--timeout S] [--ready FILE] [--any-order] [--json]\n"               \
+	"       xnb_vhost relay --host-tap NAME --guest-tap NAME --netns NS " \
+	"[--no-csum] [--no-tso] [--sndbuf N] [--pidfile PATH]"
 
 static const char help[] = USAGE
 	"\n"
@@ -71,6 +87,11 @@ static const char help[] = USAGE
 	"         sequence per stream tag; --expect N records\n"
 	"  echo   reflect frames sent to --dport (MACs, IPs, ports swapped)\n"
 	"  rr     request/response against echo, RTT p50/p99\n"
+	"  relay  vnet_relay over vhost-net: frames between the host tap\n"
+	"         and a guest tap in netns NS (--no-csum, --no-tso: fewer\n"
+	"         offloads; --sndbuf N: the host tap's, INT_MAX as QEMU)\n"
+	"  --packet IFNAME recv: frames that reach IFNAME (a veth, say),\n"
+	"                  from a packet socket with a vnet header, no vhost\n"
 	"  --tap NAME      an existing tap; --queues N opens N queues\n"
 	"                  (IFF_MULTI_QUEUE), one vhost device each\n"
 	"  --ring N        descriptors per ring (256)\n"
@@ -84,31 +105,37 @@ static const char help[] = USAGE
 	"  --count N       send, rr: frames; echo: echoes\n"
 	"  --duration S    send, echo: seconds\n"
 	"  --tag T         stream tag; queue q sends T+q (0)\n"
+	"  --ready FILE    create FILE once set up (a test's signal)\n"
+	"  --any-order     recv: records out of order are counted, not\n"
+	"                  failed (still: each once, none missing)\n"
 	"  --timeout S     recv: whole run (10 with --expect);\n"
 	"                  rr: per request (1)\n"
 	"  defaults: 02:00:00:00:00:01 > 02:00:00:00:00:02, 10.0.0.1 >\n"
 	"  10.0.0.2, udp, 40000 > 40001\n"
 	"exit: 0 ok, 1 check failed, 2 usage/setup error, 4 feature missing";
 
-enum mode { M_SEND, M_RECV, M_ECHO, M_RR };
+enum mode { M_SEND, M_RECV, M_ECHO, M_RR, M_RELAY };
 enum csum { C_OFF, C_FULL, C_PARTIAL };
 
 static struct {
 	enum mode mode;
 	const char *tap;
 	unsigned int queues, ring;
-	int mq, tso, json;
+	int mq, tso, json, any_order;
 	enum csum csum;
 	uint16_t gso, tag;
 	struct xv_flow flow;
 	size_t size;
 	double rate, duration, timeout;
 	uint64_t count, expect;
+	int sndbuf;
+	const char *guest, *netns, *pidfile, *packet, *ready;
 } o = {
 	.queues = 1,
 	.ring = 256,
 	.tso = -1,
 	.csum = C_PARTIAL,
+	.sndbuf = INT_MAX,
 };
 
 struct vq {
@@ -128,6 +155,8 @@ struct qp {
 };
 
 static struct qp qps[MAX_QUEUES];
+static int guest_fd = -1; /* relay */
+static int pkt_fd = -1;	  /* recv --packet */
 static void *mem = MAP_FAILED;
 static size_t mem_len;
 static volatile sig_atomic_t stop;
@@ -188,6 +217,14 @@ static void teardown(void)
 	if (mem != MAP_FAILED)
 		munmap(mem, mem_len);
 	mem = MAP_FAILED;
+	if (guest_fd >= 0)
+		close(guest_fd);
+	if (pkt_fd >= 0)
+		close(pkt_fd);
+	guest_fd = pkt_fd = -1;
+	if (o.pidfile)
+		unlink(o.pidfile);
+	o.pidfile = NULL;
 }
 
 static void xioctl(int fd, unsigned long req, void *arg, const char *name)
@@ -197,6 +234,12 @@ static void xioctl(int fd, unsigned long req, void *arg, const char *name)
 }
 
 #define XIOCTL(fd, req, arg) xioctl(fd, req, arg, #req)
+
+#define XIOCTL_SO(fd, opt, val)                                           \
+	do {                                                              \
+		if (setsockopt(fd, SOL_PACKET, opt, &(val), sizeof(val))) \
+			die("%s: %s", #opt, strerror(errno));             \
+	} while (0)
 
 static unsigned long long num_arg(const char *name, const char *s,
 				  unsigned long long max)
@@ -263,6 +306,17 @@ static void parse_args(int argc, char **argv)
 		{ "expect", required_argument, NULL, 'e' },
 		{ "timeout", required_argument, NULL, 'o' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "host-tap", required_argument, NULL, 't' },
+		{ "guest-tap", required_argument, NULL, 'G' },
+		{ "netns", required_argument, NULL, 'N' },
+		{ "no-csum", no_argument, NULL, 'C' },
+		{ "no-tso", no_argument, NULL, 'O' },
+		{ "sndbuf", required_argument, NULL, 'B' },
+		{ "pidfile", required_argument, NULL, 'P' },
+		{ "blocking", no_argument, NULL, 'b' },
+		{ "packet", required_argument, NULL, 'K' },
+		{ "ready", required_argument, NULL, 'Y' },
+		{ "any-order", no_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -280,7 +334,7 @@ static void parse_args(int argc, char **argv)
 
 	opterr = 0;
 	if (argc < 2)
-		die("no mode (send, recv, echo or rr; --help)");
+		die("no mode (send, recv, echo, rr or relay; --help)");
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		puts(help);
 		exit(0);
@@ -293,8 +347,11 @@ static void parse_args(int argc, char **argv)
 		o.mode = M_ECHO;
 	else if (!strcmp(argv[1], "rr"))
 		o.mode = M_RR;
+	else if (!strcmp(argv[1], "relay"))
+		o.mode = M_RELAY;
 	else
-		die("bad mode '%s' (send, recv, echo or rr; --help)", argv[1]);
+		die("bad mode '%s' (send, recv, echo, rr or relay; --help)",
+		    argv[1]);
 	optind = 2;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
@@ -389,6 +446,40 @@ static void parse_args(int argc, char **argv)
 		case 'j':
 			o.json = 1;
 			break;
+		case 'G':
+			o.guest = optarg;
+			break;
+		case 'N':
+			o.netns = optarg;
+			break;
+		case 'C':
+			o.csum = C_OFF;
+			o.tso = 0;
+			break;
+		case 'O':
+			o.tso = 0;
+			break;
+		case 'B':
+			o.sndbuf = (int)num_arg("sndbuf", optarg, INT_MAX);
+			if (!o.sndbuf)
+				die("bad --sndbuf '%s'", optarg);
+			break;
+		case 'P':
+			o.pidfile = optarg;
+			break;
+		case 'K':
+			o.packet = optarg;
+			o.tap = optarg;
+			break;
+		case 'Y':
+			o.ready = optarg;
+			break;
+		case 'A':
+			o.any_order = 1;
+			break;
+		case 'b':
+			die("--blocking: vhost-net writes the host tap itself "
+			    "(never blocking)");
 		case 'h':
 			puts(help);
 			exit(0);
@@ -401,6 +492,18 @@ static void parse_args(int argc, char **argv)
 		die("unexpected '%s' (--help)", argv[optind]);
 	if (!o.tap || !o.tap[0] || strlen(o.tap) >= IFNAMSIZ)
 		die("--tap NAME is required (--help)");
+	if (o.mode == M_RELAY) {
+		if (!o.guest || !o.guest[0] || strlen(o.guest) >= IFNAMSIZ ||
+		    !o.netns || !o.netns[0])
+			die("relay: --guest-tap NAME and --netns NS are "
+			    "required (--help)");
+		if (o.queues > 1)
+			die("relay: one queue");
+	} else if (o.guest || o.netns || o.pidfile) {
+		die("--guest-tap, --netns and --pidfile are for relay");
+	}
+	if (o.packet && (o.mode != M_RECV || o.mq))
+		die("--packet is for recv, with one queue");
 	if (v6s != v6d)
 		die("--src and --dst must be both IPv4 or both IPv6");
 	o.flow.v6 = v6s;
@@ -473,11 +576,22 @@ static int ms_until(double t)
 	return d <= 0 ? 0 : d > 1000 ? 1000 : (int)d + 1;
 }
 
+/* What the "guest" takes from its tap, as QEMU sets it (TUNSETOFFLOAD). */
+static unsigned long tap_offloads(void)
+{
+	unsigned long off = 0;
+
+	if (o.csum != C_OFF)
+		off |= TUN_F_CSUM;
+	if (o.tso)
+		off |= TUN_F_TSO4 | TUN_F_TSO6;
+	return off;
+}
+
 static void open_queue(struct qp *q, int unsigned idx)
 {
 	struct ifreq ifr = { 0 };
-	int hdr = XV_HDR_LEN, snd = INT_MAX, le = 1;
-	unsigned int off = 0;
+	int hdr = XV_HDR_LEN, snd = o.sndbuf, le = 1;
 
 	q->tap = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
 	if (q->tap < 0) {
@@ -500,11 +614,7 @@ static void open_queue(struct qp *q, int unsigned idx)
 	    __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__)
 		die("TUNSETVNETLE: %s", strerror(errno));
 	XIOCTL(q->tap, TUNSETSNDBUF, &snd);
-	if (o.csum != C_OFF)
-		off |= TUN_F_CSUM;
-	if (o.tso)
-		off |= TUN_F_TSO4 | TUN_F_TSO6;
-	if (ioctl(q->tap, TUNSETOFFLOAD, (unsigned long)off))
+	if (ioctl(q->tap, TUNSETOFFLOAD, (unsigned long)tap_offloads()))
 		die("TUNSETOFFLOAD: %s", strerror(errno));
 }
 
@@ -550,6 +660,112 @@ static void rx_fill(struct qp *q)
 	}
 }
 
+static void on_recv(struct qp *q, uint8_t *buf, size_t len);
+
+/* The first word of /sys/class/net/DEV/FILE, or "" (no such file). */
+static const char *sysfs_word(const char *dev, const char *file, char buf[32])
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/%s", dev, file);
+	buf[0] = 0;
+	f = fopen(path, "re");
+	if (f) {
+		if (!fscanf(f, "%31s", buf))
+			buf[0] = 0;
+		fclose(f);
+	}
+	return buf;
+}
+
+/*
+ * Waits until frames can pass the tap, as a guest's driver waits for its
+ * link: the kernel has seen the carrier that attaching a queue brought
+ * (operstate up: the link watch can lag up to a second behind) and, for
+ * a bridge port, the bridge has too (STP state forwarding). Frames sent
+ * before then are dropped by the bridge.
+ */
+static void wait_link_ready(const char *dev)
+{
+	double end = now_s() + 10;
+	char op[32], state[32];
+
+	for (;;) {
+		sysfs_word(dev, "operstate", op);
+		sysfs_word(dev, "brport/state", state);
+		if (!strcmp(op, "up") && (!state[0] || !strcmp(state, "3")))
+			return;
+		if (now_s() >= end || stop)
+			die("tap %s: not ready after 10 s (operstate %s, bridge "
+			    "port state %s; 3 forwards)",
+			    dev, op, state[0] ? state : "-");
+		usleep(1000);
+	}
+}
+
+/* recv --packet: a packet socket on o.packet that gives each frame with
+ * a virtio-net header, as the tap would (PACKET_VNET_HDR). */
+static void setup_packet(void)
+{
+	struct sockaddr_ll a = { .sll_family = AF_PACKET,
+				 .sll_protocol = htons(ETH_P_ALL) };
+	int one = 1, rcvbuf = 32 << 20;
+
+	a.sll_ifindex = (int)if_nametoindex(o.packet);
+	if (!a.sll_ifindex)
+		die("%s: no such device in this network namespace", o.packet);
+	pkt_fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK,
+			htons(ETH_P_ALL));
+	if (pkt_fd < 0)
+		die("packet socket: %s", strerror(errno));
+	XIOCTL_SO(pkt_fd, PACKET_VNET_HDR, one);
+	/* Room for a burst of 64 KB GSO frames (root: beyond rmem_max). */
+	if (setsockopt(pkt_fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
+		       sizeof(rcvbuf)))
+		die("packet socket: SO_RCVBUFFORCE: %s", strerror(errno));
+	if (bind(pkt_fd, (struct sockaddr *)&a, sizeof(a)))
+		die("packet socket on %s: bind: %s", o.packet, strerror(errno));
+	qps[0].mrg.cap = FRAME_MAX;
+	qps[0].mrg.buf = malloc(FRAME_MAX);
+	if (!qps[0].mrg.buf)
+		die("out of memory");
+}
+
+/* The frames the packet socket holds, each as a 12-byte-header frame. */
+static unsigned int pkt_poll(void)
+{
+	uint8_t *b = qps[0].mrg.buf;
+	struct sockaddr_ll from;
+	struct iovec iov[2] = {
+		{ .iov_base = b, .iov_len = 10 }, /* struct virtio_net_hdr */
+		{ .iov_base = b + XV_HDR_LEN,
+		  .iov_len = FRAME_MAX - XV_HDR_LEN },
+	};
+	struct msghdr m = { .msg_name = &from,
+			    .msg_namelen = sizeof(from),
+			    .msg_iov = iov,
+			    .msg_iovlen = 2 };
+	unsigned int n = 0;
+	ssize_t len = 0;
+
+	while (!stop && (len = recvmsg(pkt_fd, &m, MSG_TRUNC)) >= 0) {
+		m.msg_namelen = sizeof(from);
+		if (from.sll_pkttype == PACKET_OUTGOING)
+			continue;
+		n++;
+		if (len < 10 || (size_t)len > FRAME_MAX - 2) {
+			st.malformed++;
+			continue;
+		}
+		xv_put_le16(b + 10, 1); /* num_buffers */
+		on_recv(&qps[0], b, (size_t)len + 2);
+	}
+	if (len < 0 && errno != EAGAIN && errno != EINTR)
+		die("packet socket on %s: %s", o.packet, strerror(errno));
+	return n;
+}
+
 static void setup(void)
 {
 	uint64_t feat, want = 1ull << VIRTIO_F_VERSION_1 |
@@ -560,6 +776,10 @@ static void setup(void)
 	unsigned int i;
 	uint8_t *p;
 
+	if (o.packet) {
+		setup_packet();
+		return;
+	}
 	/* The probe first: without vhost there is nothing to do. */
 	for (i = 0; i < o.queues; i++) {
 		qps[i].vhost = open("/dev/vhost-net", O_RDWR | O_CLOEXEC);
@@ -570,14 +790,16 @@ static void setup(void)
 				   strerror(errno));
 		die("/dev/vhost-net: %s", strerror(errno));
 	}
-	if (!if_nametoindex(o.tap))
+	/* relay makes its host tap, as vnet_relay does: gone with it. */
+	if (o.mode != M_RELAY && !if_nametoindex(o.tap))
 		die("tap %s: no such device in this network namespace", o.tap);
 
 	if (xv_layout(o.ring, RING_ALIGN, &l))
 		die("bad ring size %u", o.ring);
 	ring_len = xv_align(l.size, RING_ALIGN);
-	tx_slot = o.mode == M_ECHO ? FRAME_MAX
-				   : XV_HDR_LEN + xv_hdrs_len(&o.flow) + o.size;
+	tx_slot = o.mode == M_ECHO || o.mode == M_RELAY
+			  ? FRAME_MAX
+			  : XV_HDR_LEN + xv_hdrs_len(&o.flow) + o.size;
 	tx_slot = xv_align(tx_slot, 64);
 	per_q = 2 * ring_len + o.ring * (RX_SLOT + tx_slot);
 	per_q = xv_align(per_q, RING_ALIGN);
@@ -784,6 +1006,13 @@ static int run_recv(void)
 	while (!stop && !(o.expect && SEQ_SUM(uniq) >= o.expect)) {
 		if (end && now_s() >= end)
 			break;
+		if (o.packet) {
+			struct pollfd p = { .fd = pkt_fd, .events = POLLIN };
+
+			if (!pkt_poll())
+				poll(&p, 1, end ? ms_until(end) : 1000);
+			continue;
+		}
 		for (i = n = 0; i < o.queues; i++)
 			n += rx_poll(&qps[i], on_recv);
 		if (!n)
@@ -795,7 +1024,8 @@ static int run_recv(void)
 	uniq = SEQ_SUM(uniq);
 	ok = !bad_ck && !st.bad_hdr && !st.malformed && !st.corrupt &&
 	     !st.format && !st.bad_tag && !SEQ_SUM(missing) && !SEQ_SUM(dups) &&
-	     !SEQ_SUM(late) && !SEQ_SUM(old) && uniq >= o.expect;
+	     (o.any_order || !SEQ_SUM(late)) && !SEQ_SUM(old) &&
+	     uniq >= o.expect;
 	if (o.json)
 		printf("{\"tool\":\"xnb_vhost\",\"mode\":\"recv\",\"ok\":%s,"
 		       "\"frames\":%llu,\"bytes\":%llu,\"records\":%llu,"
@@ -997,6 +1227,171 @@ static int run_echo(void)
 	return 0;
 }
 
+/* ---- relay: a stand-in VM's tap on one side, vhost-net on the other ---- */
+
+struct rl_dir {
+	const char *name;
+	uint64_t frames, bytes, gso, needs_csum, errors;
+	int last_errno;
+};
+
+static struct rl_dir g2h = { .name = "guest->host" };
+static struct rl_dir h2g = { .name = "host->guest" };
+
+static void rl_count(struct rl_dir *d, const uint8_t *buf, size_t len)
+{
+	struct xv_hdr h;
+
+	xv_hdr_get(buf, &h);
+	d->frames++;
+	d->bytes += len - XV_HDR_LEN;
+	if (h.gso_type & ~VIRTIO_NET_HDR_GSO_ECN)
+		d->gso++;
+	if (h.flags & VIRTIO_NET_HDR_F_NEEDS_CSUM)
+		d->needs_csum++;
+}
+
+/* The guest's tap, in netns o.netns (a name or a path), as the host's. */
+static void relay_open_guest(void)
+{
+	struct ifreq ifr = { .ifr_flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR };
+	char path[PATH_MAX];
+	int ns, hdr = XV_HDR_LEN;
+
+	snprintf(path, sizeof(path), "%s%s",
+		 o.netns[0] == '/' ? "" : "/run/netns/", o.netns);
+	ns = open(path, O_RDONLY | O_CLOEXEC);
+	if (ns < 0)
+		die("netns %s: %s: %s", o.netns, path, strerror(errno));
+	if (setns(ns, CLONE_NEWNET))
+		die("netns %s: setns: %s", o.netns, strerror(errno));
+	close(ns);
+	guest_fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC | O_NONBLOCK);
+	if (guest_fd < 0)
+		die("/dev/net/tun: %s", strerror(errno));
+	strcpy(ifr.ifr_name, o.guest);
+	if (ioctl(guest_fd, TUNSETIFF, &ifr))
+		die("guest tap %s: TUNSETIFF: %s", o.guest, strerror(errno));
+	XIOCTL(guest_fd, TUNSETVNETHDRSZ, &hdr);
+	if (ioctl(guest_fd, TUNSETOFFLOAD, tap_offloads()))
+		die("guest tap %s: TUNSETOFFLOAD: %s", o.guest,
+		    strerror(errno));
+}
+
+/* host -> guest: a frame vhost-net delivered, onto the guest's tap. */
+static void on_relay(struct qp *q, uint8_t *buf, size_t len)
+{
+	(void)q;
+	rl_count(&h2g, buf, len);
+	while (write(guest_fd, buf, len) < 0) {
+		struct pollfd p = { .fd = guest_fd, .events = POLLOUT };
+
+		if (errno == EINTR && !stop)
+			continue;
+		if (errno == EAGAIN && !stop && poll(&p, 1, 100) >= 0)
+			continue;
+		/* A frame the guest's stack refuses is dropped. */
+		h2g.errors++;
+		h2g.last_errno = errno;
+		break;
+	}
+}
+
+/* guest -> host: what the guest's tap holds, while descriptors last. */
+static unsigned int relay_from_guest(struct qp *q)
+{
+	unsigned int n = 0;
+	struct xv_buf vb;
+	ssize_t len = 0;
+	uint8_t *b;
+
+	while (q->tx.r.num_free && !stop) {
+		b = q->tx.bufs + (size_t)xv_next_head(&q->tx.r) * q->tx.slot;
+		len = read(guest_fd, b, q->tx.slot);
+		if (len < 0 && errno == EINTR)
+			continue;
+		if (len < 0 && errno == EAGAIN)
+			break;
+		if (len < 0) /* the guest's tap is gone (netns deleted) */
+			die_status(EXIT_CHECK, "guest tap %s: read: %s",
+				   o.guest, strerror(errno));
+		if (len < XV_HDR_LEN) {
+			g2h.errors++;
+			continue;
+		}
+		rl_count(&g2h, b, (size_t)len);
+		vb = (struct xv_buf){ .addr = (uintptr_t)b,
+				      .len = (uint32_t)len };
+		xv_add(&q->tx.r, &vb, 1, 0);
+		n++;
+	}
+	if (n) {
+		xv_publish(&q->tx.r);
+		kick(&q->tx);
+	}
+	return n;
+}
+
+static void rl_print(const struct rl_dir *d)
+{
+	fprintf(stderr,
+		"xnb_vhost: %s frames=%llu bytes=%llu gso=%llu "
+		"needs_csum=%llu errors=%llu",
+		d->name, (unsigned long long)d->frames,
+		(unsigned long long)d->bytes, (unsigned long long)d->gso,
+		(unsigned long long)d->needs_csum,
+		(unsigned long long)d->errors);
+	if (d->last_errno)
+		fprintf(stderr, " last_error=%s", strerror(d->last_errno));
+	fputc('\n', stderr);
+}
+
+static void drain_call(int fd)
+{
+	uint64_t v;
+
+	while (read(fd, &v, 8) == 8)
+		;
+}
+
+static int run_relay(void)
+{
+	struct qp *q = &qps[0];
+	struct pollfd p[3];
+	FILE *f;
+
+	relay_open_guest();
+	fprintf(stderr,
+		"xnb_vhost: relay %s (vhost-net) <-> %s (netns %s), "
+		"offload 0x%lx, sndbuf %d\n",
+		o.tap, o.guest, o.netns, tap_offloads(), o.sndbuf);
+	if (o.pidfile) {
+		f = fopen(o.pidfile, "w");
+		if (!f || fprintf(f, "%d\n", getpid()) < 0 || fclose(f))
+			die("pidfile %s: %s", o.pidfile, strerror(errno));
+	}
+	printf("READY\n");
+	fflush(stdout);
+	while (!stop) {
+		/* Calls drained before the rings are read: one that comes
+		 * after is not lost. */
+		drain_call(q->rx.call);
+		drain_call(q->tx.call);
+		tx_reap(q);
+		if (rx_poll(q, on_relay) + relay_from_guest(q))
+			continue;
+		p[0] = (struct pollfd){ .fd = guest_fd,
+					.events = q->tx.r.num_free ? POLLIN
+								   : 0 };
+		p[1] = (struct pollfd){ .fd = q->rx.call, .events = POLLIN };
+		p[2] = (struct pollfd){ .fd = q->tx.call, .events = POLLIN };
+		poll(p, 3, -1);
+	}
+	rl_print(&g2h);
+	rl_print(&h2g);
+	return 0;
+}
+
 static uint32_t rr_want;
 static int rr_got;
 
@@ -1114,6 +1509,16 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	atexit(teardown);
 	setup();
+	/* relay's host tap is enslaved and set up once it says READY. */
+	if (o.mode != M_RELAY)
+		wait_link_ready(o.tap);
+	if (o.ready) {
+		int fd = open(o.ready, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+
+		if (fd < 0)
+			die("--ready %s: %s", o.ready, strerror(errno));
+		close(fd);
+	}
 	switch (o.mode) {
 	case M_SEND:
 		rc = run_send();
@@ -1123,6 +1528,9 @@ int main(int argc, char **argv)
 		break;
 	case M_ECHO:
 		rc = run_echo();
+		break;
+	case M_RELAY:
+		rc = run_relay();
 		break;
 	default:
 		rc = run_rr();
