@@ -16,16 +16,23 @@
 #     libxdp's dispatcher, which these kernels run; tests/kernels/
 #     mp-detach.sh (what detach and a deleted tap leave loaded); with
 #     XNK_SHARE_UPGRADE=1, upgrade.sh --xdp-filter (in the dispatcher);
+#   - vhost-net, the way a KVM guest's frames enter and leave its tap:
+#     tests/integration/vhost.sh (xnb_vhost "VMs": checksums, digests,
+#     GSO, multi-queue, the batched XDP path counted), then the core of
+#     the integration suite and semantics.sh's tap rules (egress MTU,
+#     GSO, tc on a port, VXLAN noudpcsum) with tap stand-ins whose relay
+#     drives the host tap through vhost-net (RELAY=tests/tools/vhost_relay);
 #   - with XNK_SELFTESTS_DIR (make check-kernels-full), the kernel's own
 #     bridge tests, plain and with xdpnet (tests/kernels/selftests.sh).
-# XNK_PARTS: only these of "bpf core vlan share selftests" (default: all).
+# XNK_PARTS: only these of "bpf core vlan share vhost selftests" (default:
+# all).
 # The suites' logs go to $XNK_OUT/logs when a check failed. Exit 0 only
 # when every part passed.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 echo "# guest: Linux $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ { print int($2 / 1024) }' /proc/meminfo) MiB"
 st=0
-PARTS=" ${XNK_PARTS:-bpf core vlan share selftests} "
+PARTS=" ${XNK_PARTS:-bpf core vlan share vhost selftests} "
 part() { [[ "$PARTS" == *" $1 "* ]] || { echo "# --- $2: not run (XNK_PARTS)"; return 1; }; }
 if part bpf tests/bpf; then
 	echo "# --- tests/bpf"
@@ -55,6 +62,16 @@ if part share "the hook-sharing cases"; then
 		echo "# --- tests/integration/upgrade.sh --xdp-filter"
 		tests/integration/upgrade.sh --xdp-filter || st=1
 	fi
+fi
+if part vhost "the vhost-net part"; then
+	echo "# --- tests/integration/vhost.sh"
+	tests/integration/vhost.sh || st=1
+	echo "# --- tests/integration/run.sh --core --only tap, tap stand-ins through vhost-net"
+	RELAY=$PWD/tests/tools/vhost_relay tests/integration/run.sh --core --only tap \
+		--also tests/kernels/degrade.sh || st=1
+	echo "# --- tests/integration/semantics.sh, tap rules, tap stand-ins through vhost-net"
+	RELAY=$PWD/tests/tools/vhost_relay tests/integration/semantics.sh --kinds tap \
+		--cases mtu,gso,tc,tunnel || st=1
 fi
 if [ -n "${XNK_SELFTESTS_DIR:-}" ] && part selftests tests/kernels/selftests.sh; then
 	echo "# --- tests/kernels/selftests.sh"
