@@ -235,12 +235,6 @@ static void xioctl(int fd, unsigned long req, void *arg, const char *name)
 
 #define XIOCTL(fd, req, arg) xioctl(fd, req, arg, #req)
 
-#define XIOCTL_SO(fd, opt, val)                                           \
-	do {                                                              \
-		if (setsockopt(fd, SOL_PACKET, opt, &(val), sizeof(val))) \
-			die("%s: %s", #opt, strerror(errno));             \
-	} while (0)
-
 static unsigned long long num_arg(const char *name, const char *s,
 				  unsigned long long max)
 {
@@ -719,7 +713,8 @@ static void setup_packet(void)
 			htons(ETH_P_ALL));
 	if (pkt_fd < 0)
 		die("packet socket: %s", strerror(errno));
-	XIOCTL_SO(pkt_fd, PACKET_VNET_HDR, one);
+	if (setsockopt(pkt_fd, SOL_PACKET, PACKET_VNET_HDR, &one, sizeof(one)))
+		die("packet socket: PACKET_VNET_HDR: %s", strerror(errno));
 	/* Room for a burst of 64 KB GSO frames (root: beyond rmem_max). */
 	if (setsockopt(pkt_fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
 		       sizeof(rcvbuf)))

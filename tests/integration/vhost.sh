@@ -235,6 +235,7 @@ cell() {
 	# as the keep-alive of its FDB entries (pass_refresh).
 	k=$(ctr_sum "$f0" "$f1" "$from" pass_refresh)
 	echo "$from: xdp_redirect +$x, with tc_redirect +$d, keep-alives +$k; every counter that moved:"
+	# shellcheck disable=SC2046 # one counter name per word
 	ctr_deltas "$f0" "$f1" "$from" $(jq -r --arg p "$from" \
 		'.bridges[0].ports[] | select(.name == $p) | .counters | keys[]' "$f1") | grep -v '=0$' | tr '\n' ' '
 	echo
