@@ -251,7 +251,8 @@ check-vm: deps
 # integration suite, what xdpnet must do differently there, and
 # semantics.sh's VLAN cases. Caches the guest kernels in
 # /var/cache/xdpnet-vm. `make check-kernels` runs Debian 12's Linux 6.1
-# and Debian 13's 6.12, each with the VLAN cases on veth stand-ins
+# and Debian 13's 6.12, each with the VLAN cases on veth stand-ins and
+# frames through vhost-net (docs/testing.md)
 # (KERNELS=trixie for one); check-kernels-full runs the whole matrix.
 # `make check` runs only the newest's BPF tests, the part this host cannot
 # run (VLAN filtering; CHECK_KERNEL_SUITES, CHECK_KERNEL_PARTS, "" for all

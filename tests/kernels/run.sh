@@ -18,7 +18,9 @@
 # modes, the offload matrix with sha256, per-path counters and the
 # br_netfilter witness, detach) and tests/kernels/degrade.sh (the hook,
 # clsact instead of tcx, and the XDP stage completing partial checksums of
-# tap frames in place, asserted).
+# tap frames in place, asserted), and frames that enter and leave taps
+# through vhost-net (tests/integration/vhost.sh; the core and the tap rules
+# again with stand-ins relayed through vhost-net: part vhost).
 #
 # Time: about 8 minutes under TCG with 2 vCPUs on the 2-core development
 # VM (471-498 s from boot to power-off, boot 7-9 s; under TCG every process
