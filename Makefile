@@ -66,8 +66,8 @@ deps:
 $(OUT):
 	mkdir -p $(OUT)/tests
 
-$(BT):
-	mkdir -p $(BT)
+$(BT) $(OUT)/tests:
+	mkdir -p $@
 
 # vmlinux.h: generated from the running kernel's BTF when bpftool and BTF
 # are there; the committed copy otherwise, so a build never depends on it.
@@ -125,7 +125,7 @@ $(OUT)/tests/bpf_prog_test: $(BPF_TEST_SRCS) tests/bpf/*.h $(LIB_OBJS) \
 	@$(CC) $(CFLAGS) -Itests/bpf $(BPF_TEST_SRCS) $(LIB_OBJS) -o $@ \
 		$(PKG_LIBS)
 
-$(OUT)/tests/vnet_relay: tests/tools/vnet_relay.c | $(OUT)
+$(OUT)/tests/vnet_relay: tests/tools/vnet_relay.c | $(OUT)/tests
 	@echo "  CC       $@"
 	@$(CC) $(CFLAGS) $< -o $@ -lpthread
 
@@ -133,7 +133,7 @@ $(OUT)/tests/xn_filters: tests/tools/xn_filters.c $(LIB_OBJS)
 	@echo "  CC       $@"
 	@$(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(PKG_LIBS)
 
-$(OUT)/tests/promlint: tests/tools/promlint.c tests/unit/promlint.h | $(OUT)
+$(OUT)/tests/promlint: tests/tools/promlint.c tests/unit/promlint.h | $(OUT)/tests
 	@echo "  CC       $@"
 	@$(CC) $(CFLAGS) $< -o $@ -lm
 
@@ -165,7 +165,7 @@ $(BT)/xnb_vhost $(OUT)/tests/test_vring: scripts/bench_tools/xnb_vring.h
 # tests/integration/semantics.sh's tc filter that drops everything, and
 # share.sh's tcx program of another party (placed by xnt_tcx).
 $(OUT)/tests/xnt_%.bpf.o: tests/tools/xnt_%.bpf.c $(OUT)/vmlinux.h \
-		bpf/xdpnet_parse.h | $(OUT)
+		bpf/xdpnet_parse.h | $(OUT)/tests
 	@echo "  BPF      $@"
 	@$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
@@ -175,7 +175,7 @@ $(OUT)/tests/xnt_tcx: tests/tools/xnt_tcx.c $(LIB_OBJS)
 	@$(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(PKG_LIBS)
 
 # tests/integration/semantics.sh's frame sender and counter.
-$(OUT)/tests/xnt_%: tests/tools/xnt_%.c | $(OUT)
+$(OUT)/tests/xnt_%: tests/tools/xnt_%.c | $(OUT)/tests
 	@echo "  CC       $@"
 	@$(CC) $(CFLAGS) $< -o $@
 
