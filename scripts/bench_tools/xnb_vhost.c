@@ -9,7 +9,7 @@
  *   xnb_vhost recv --tap NAME [flow] [--expect N] [--timeout S]
  *   xnb_vhost recv --packet IFNAME [flow] [--expect N] [--timeout S]
  *   xnb_vhost echo --tap NAME [flow] [--count N | --duration S]
- *   xnb_vhost rr   --tap NAME [flow] [--count N] [--timeout S]
+ *   xnb_vhost rr   --tap NAME [flow] [--count N | --duration S] [--timeout S]
  *   xnb_vhost relay --host-tap NAME --guest-tap NAME --netns NS
  *                  [--no-csum] [--no-tso] [--sndbuf N] [--pidfile PATH]
  *
@@ -27,6 +27,10 @@
  * tap sees. Same options, "READY" on stdout, counters on stderr at the
  * end (tests/integration: RELAY=tests/tools/vhost_relay).
  *
+ * With --json, send, recv, echo and rr end with one JSON line, which
+ * includes the CPU time of the process (cpu_ns) and of its vhost workers
+ * (vhost_cpu_ns): what a VM's frames cost the host beside the guest.
+ *
  * Exit status: 0 all well; 1 a check failed (recv: anything wrong or too
  * few; rr: unanswered requests; send: frames vhost never completed);
  * 2 usage or setup error; 4 a feature is missing (no /dev/vhost-net, no
@@ -35,6 +39,7 @@
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -103,7 +108,7 @@ static const char help[] = USAGE
 	"  --size BYTES    payload per frame (64; 65000 with --gso)\n"
 	"  --rate PPS      send: frames per second (flat out)\n"
 	"  --count N       send, rr: frames; echo: echoes\n"
-	"  --duration S    send, echo: seconds\n"
+	"  --duration S    send, echo, rr: seconds\n"
 	"  --tag T         stream tag; queue q sends T+q (0)\n"
 	"  --ready FILE    create FILE once set up (a test's signal)\n"
 	"  --any-order     recv: records out of order are counted, not\n"
@@ -180,6 +185,106 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * CPU time so far, in ns (schedstat): of this process's own threads, and
+ * of its vhost workers, the tasks vhost-net runs each device's rings in
+ * (comm "vhost-PID"): threads of this process since Linux 6.4
+ * (vhost_task), kernel threads before. Read before teardown, while the
+ * workers live. -1 where schedstat is missing.
+ */
+struct cpu_use {
+	long long own_ns, vhost_ns;
+	int workers, threads; /* threads: the workers are our threads */
+};
+
+static long long task_ns(const char *dir)
+{
+	char path[288];
+	long long ns;
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "%s/schedstat", dir);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	ok = fscanf(f, "%lld", &ns) == 1;
+	fclose(f);
+	return ok ? ns : -1;
+}
+
+static int is_worker(const char *dir, const char *want)
+{
+	char path[288], comm[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/comm", dir);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	comm[strcspn(comm, "\n")] = '\0';
+	return !strcmp(comm, want);
+}
+
+/* Adds up the tasks under base (/proc/self/task or /proc). */
+static void cpu_scan(const char *base, const char *want, int own,
+		     struct cpu_use *u)
+{
+	char dir[272];
+	struct dirent *e;
+	long long ns;
+	DIR *d = opendir(base);
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(dir, sizeof(dir), "%s/%s", base, e->d_name);
+		ns = task_ns(dir);
+		if (ns < 0)
+			continue;
+		if (is_worker(dir, want)) {
+			u->vhost_ns += ns;
+			u->workers++;
+		} else if (own) {
+			u->own_ns += ns;
+		}
+	}
+	closedir(d);
+}
+
+static struct cpu_use cpu_use(void)
+{
+	struct cpu_use u = { 0 };
+	char want[32];
+
+	snprintf(want, sizeof(want), "vhost-%d", (int)getpid());
+	cpu_scan("/proc/self/task", want, 1, &u);
+	u.threads = u.workers > 0;
+	if (!u.workers)
+		cpu_scan("/proc", want, 0, &u);
+	if (!u.own_ns)
+		u.own_ns = u.vhost_ns = -1;
+	return u;
+}
+
+/* The JSON members of cpu_use(), after a comma. */
+static const char *cpu_json(void)
+{
+	static char buf[128];
+	struct cpu_use u = cpu_use();
+
+	snprintf(buf, sizeof(buf),
+		 ",\"cpu_ns\":%lld,\"vhost_cpu_ns\":%lld,"
+		 "\"vhost_workers\":%d,\"vhost_threads\":%s",
+		 u.own_ns, u.vhost_ns, u.workers, u.threads ? "true" : "false");
+	return buf;
 }
 
 static void teardown(void)
@@ -529,7 +634,7 @@ static void parse_args(int argc, char **argv)
 	if (o.mode == M_RR) {
 		if (!o.timeout)
 			o.timeout = 1;
-		if (!o.count)
+		if (!o.count && !o.duration)
 			o.count = 1000;
 	}
 }
@@ -1030,7 +1135,7 @@ static int run_recv(void)
 		       "\"gso\":%llu,\"csum_full\":%llu,\"csum_partial\":%llu,"
 		       "\"csum_valid\":%llu,\"csum_none\":%llu,"
 		       "\"csum_bad\":%llu,\"bad_hdr\":%llu,\"malformed\":%llu,"
-		       "\"ignored\":%llu,\"seconds\":%.3f}\n",
+		       "\"ignored\":%llu,\"seconds\":%.3f%s}\n",
 		       ok ? "true" : "false", (unsigned long long)st.frames,
 		       (unsigned long long)st.bytes,
 		       (unsigned long long)st.records, (unsigned long long)uniq,
@@ -1050,7 +1155,7 @@ static int run_recv(void)
 		       (unsigned long long)bad_ck,
 		       (unsigned long long)st.bad_hdr,
 		       (unsigned long long)st.malformed,
-		       (unsigned long long)st.ignored, el);
+		       (unsigned long long)st.ignored, el, cpu_json());
 	else
 		printf("recv %s: %llu frames (%llu gso), %llu records, "
 		       "%llu/%llu unique, missing %llu, dups %llu, "
@@ -1142,11 +1247,11 @@ static int run_send(void)
 	if (o.json)
 		printf("{\"tool\":\"xnb_vhost\",\"mode\":\"send\",\"ok\":%s,"
 		       "\"frames\":%llu,\"records\":%llu,\"bytes\":%llu,"
-		       "\"incomplete\":%llu,\"seconds\":%.3f,\"pps\":%.0f}\n",
+		       "\"incomplete\":%llu,\"seconds\":%.3f,\"pps\":%.0f%s}\n",
 		       left ? "false" : "true", (unsigned long long)st.sent,
 		       (unsigned long long)st.sent_records,
 		       (unsigned long long)st.bytes, (unsigned long long)left,
-		       el, el > 0 ? st.sent / el : 0);
+		       el, el > 0 ? st.sent / el : 0, cpu_json());
 	else
 		printf("send %s: %llu frames, %llu records, %llu bytes, "
 		       "%llu incomplete, %.3f s, %.0f pps\n",
@@ -1207,12 +1312,13 @@ static int run_echo(void)
 	if (o.json)
 		printf("{\"tool\":\"xnb_vhost\",\"mode\":\"echo\",\"echoed\":%llu,"
 		       "\"drops\":%llu,\"ignored\":%llu,\"bad_hdr\":%llu,"
-		       "\"malformed\":%llu,\"seconds\":%.3f}\n",
+		       "\"malformed\":%llu,\"seconds\":%.3f%s}\n",
 		       (unsigned long long)st.echoed,
 		       (unsigned long long)st.echo_drops,
 		       (unsigned long long)st.ignored,
 		       (unsigned long long)st.bad_hdr,
-		       (unsigned long long)st.malformed, now_s() - t0);
+		       (unsigned long long)st.malformed, now_s() - t0,
+		       cpu_json());
 	else
 		printf("echo: %llu echoed, %llu dropped, %llu ignored, "
 		       "%.3f s\n",
@@ -1425,13 +1531,20 @@ static int cmp_double(const void *a, const void *b)
 static int run_rr(void)
 {
 	struct qp *q = &qps[0];
-	double *rtt = calloc(o.count, sizeof(*rtt)), t, end, sum = 0;
-	uint64_t i, got = 0, bad_ck = 0;
+	double t0 = now_s(), stop_at = o.duration ? t0 + o.duration : 0;
+	double *rtt = NULL, t, end, sum = 0;
+	uint64_t i, got = 0, bad_ck = 0, cap = 0;
 	int k, ok;
 
-	if (!rtt)
-		die("out of memory");
-	for (i = 0; i < o.count && !stop; i++) {
+	for (i = 0; (!o.count || i < o.count) && !stop; i++) {
+		if (stop_at && now_s() >= stop_at)
+			break;
+		if (got == cap) {
+			cap = cap ? 2 * cap : 4096;
+			rtt = realloc(rtt, cap * sizeof(*rtt));
+			if (!rtt)
+				die("out of memory");
+		}
 		tx_reap(q);
 		if (!q->tx.r.num_free) {
 			wait_calls(100);
@@ -1472,12 +1585,12 @@ static int run_rr(void)
 		       "\"requests\":%llu,\"answered\":%llu,\"stale\":%llu,"
 		       "\"corrupt\":%llu,\"csum_bad\":%llu,\"rtt_us\":{"
 		       "\"min\":%.1f,\"mean\":%.1f,\"p50\":%.1f,\"p99\":%.1f,"
-		       "\"max\":%.1f}}\n",
+		       "\"max\":%.1f},\"seconds\":%.3f%s}\n",
 		       ok ? "true" : "false", (unsigned long long)i,
 		       (unsigned long long)got, (unsigned long long)st.stale,
 		       (unsigned long long)(st.corrupt + st.format),
 		       (unsigned long long)bad_ck, PCT(0), got ? sum / got : 0,
-		       PCT(0.5), PCT(0.99), PCT(1));
+		       PCT(0.5), PCT(0.99), PCT(1), now_s() - t0, cpu_json());
 	else
 		printf("rr %s: %llu requests, %llu answered, rtt us min %.1f "
 		       "p50 %.1f p99 %.1f max %.1f\n",
