@@ -38,4 +38,33 @@ int xnb_min_tc(struct __sk_buff *skb)
 	return bpf_redirect(*to, 0);
 }
 
+/*
+ * xdp-minimal, the XDP stage's reference: the same lookup in native XDP on
+ * a tap, then a devmap redirect. Frames over the MTU (a tap hands GSO
+ * frames to generic XDP as whole skbs, which a devmap redirect refuses)
+ * and frames for unknown MACs pass, on to tc-minimal above.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_DEVMAP_HASH);
+	__uint(max_entries, XNB_MIN_FDB_SIZE);
+	__type(key, __u32);
+	__type(value, __u32);
+} ports SEC(".maps");
+
+SEC("xdp")
+int xnb_min_xdp(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = data;
+	__u32 *to;
+
+	if ((void *)(eth + 1) > end || end - data > XNB_MIN_XDP_MAX)
+		return XDP_PASS;
+	to = bpf_map_lookup_elem(&fdb, eth->h_dest);
+	if (!to)
+		return XDP_PASS;
+	return bpf_redirect_map(&ports, *to & ~XNB_MIN_PEER, XDP_PASS);
+}
+
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -3,13 +3,15 @@
  * xnb_minimal - scripts/bench's reference path and its program statistics.
  *
  *   xnb_minimal attach --dev IF [--dev IF ...] --fdb MAC=IF[,peer] ...
- *                      [--hook tcx|clsact]
- *     Loads xnb_minimal.bpf.c's program, fills its MAC -> ifindex map and
- *     hooks it on TC ingress of every --dev (a tcx link, or a clsact
- *     filter where the kernel has no tcx or --hook clsact asks for one:
- *     the hook xdpnet's TC stage uses). Prints READY, holds everything
+ *                      [--hook tcx|clsact] [--xdp]
+ *     Loads xnb_minimal.bpf.c's programs, fills the MAC -> ifindex map and
+ *     hooks tc-minimal on TC ingress of every --dev (a tcx link, or a
+ *     clsact filter where the kernel has no tcx or --hook clsact asks for
+ *     one: the hook xdpnet's TC stage uses). --xdp (xdp-minimal) also
+ *     links the XDP program to every --dev in native mode, never generic,
+ *     and puts every --dev in its devmap. Prints READY, holds everything
  *     until SIGTERM or SIGINT, then unhooks and exits 0. Nothing is
- *     pinned: if it dies, the tcx links go with it.
+ *     pinned: if it dies, the tcx and XDP links go with it.
  *
  *   xnb_minimal progs [--dev IF ...] [--id N ...]
  *     One JSON line: every BPF program on TC (tcx) ingress and XDP of each
@@ -26,6 +28,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <linux/if_link.h>
 #include <linux/types.h>
 #include <net/if.h>
 #include <signal.h>
@@ -57,7 +60,7 @@ static void on_signal(int sig)
 static void usage(FILE *f)
 {
 	fputs("usage: xnb_minimal attach --dev IF [--dev IF ...] "
-	      "[--fdb MAC=IF[,peer] ...] [--hook tcx|clsact]\n"
+	      "[--fdb MAC=IF[,peer] ...] [--hook tcx|clsact] [--xdp]\n"
 	      "       xnb_minimal progs [--dev IF ...] [--id N ...]\n"
 	      "       xnb_minimal stats\n",
 	      f);
@@ -114,7 +117,22 @@ struct hook {
 	unsigned int ifindex;
 	int link_fd;	/* tcx: the link, or -1 */
 	int own_clsact; /* clsact: we created the qdisc */
+	int xdp_fd;	/* --xdp: the XDP link, or -1 */
 };
+
+/* xdp-minimal on h's device, native mode only, and the device in the
+ * devmap. */
+static int hook_xdp(int prog_fd, int devmap_fd, struct hook *h)
+{
+	DECLARE_LIBBPF_OPTS(bpf_link_create_opts, opts,
+			    .flags = XDP_FLAGS_DRV_MODE);
+	__u32 ifindex = h->ifindex;
+
+	if (bpf_map_update_elem(devmap_fd, &ifindex, &ifindex, BPF_ANY))
+		return -errno;
+	h->xdp_fd = bpf_link_create(prog_fd, h->ifindex, BPF_XDP, &opts);
+	return h->xdp_fd < 0 ? h->xdp_fd : 0;
+}
 
 static int hook_tcx(int prog_fd, struct hook *h)
 {
@@ -144,6 +162,8 @@ static void unhook(struct hook *h)
 			    .attach_point = BPF_TC_INGRESS);
 	DECLARE_LIBBPF_OPTS(bpf_tc_opts, opts, .handle = 1, .priority = 1);
 
+	if (h->xdp_fd >= 0)
+		close(h->xdp_fd);
 	if (h->link_fd >= 0) {
 		close(h->link_fd);
 		return;
@@ -161,10 +181,12 @@ static int cmd_attach(int argc, char **argv)
 		{ "dev", required_argument, NULL, 'd' },
 		{ "fdb", required_argument, NULL, 'f' },
 		{ "hook", required_argument, NULL, 'k' },
+		{ "xdp", no_argument, NULL, 'x' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *devs[MAX_DEVS], *fdbs[MAX_DEVS * 4];
-	int ndev = 0, nfdb = 0, clsact = 0, opt, prog_fd, map_fd, i, err = 0;
+	int ndev = 0, nfdb = 0, clsact = 0, xdp = 0, opt, prog_fd, map_fd, i;
+	int err = 0;
 	struct hook hooks[MAX_DEVS];
 	struct xnb_minimal_bpf *skel;
 
@@ -185,6 +207,9 @@ static int cmd_attach(int argc, char **argv)
 				die("bad --hook '%s' (tcx or clsact)", optarg);
 			clsact = !strcmp(optarg, "clsact");
 			break;
+		case 'x':
+			xdp = 1;
+			break;
 		default:
 			usage(stderr);
 			return 2;
@@ -196,7 +221,8 @@ static int cmd_attach(int argc, char **argv)
 	}
 	for (i = 0; i < ndev; i++)
 		hooks[i] = (struct hook){ .ifindex = ifindex_of(devs[i]),
-					  .link_fd = -1 };
+					  .link_fd = -1,
+					  .xdp_fd = -1 };
 
 	libbpf_set_strict_mode(LIBBPF_STRICT_ALL);
 	skel = xnb_minimal_bpf__open_and_load();
@@ -216,9 +242,21 @@ static int cmd_attach(int argc, char **argv)
 			clsact = 1;
 			err = hook_clsact(prog_fd, &hooks[i]);
 		}
-		if (err)
+		if (err) {
 			fprintf(stderr, "xnb_minimal: %s: cannot hook: %s\n",
 				devs[i], strerror(-err));
+			break;
+		}
+		if (xdp) {
+			err = hook_xdp(bpf_program__fd(skel->progs.xnb_min_xdp),
+				       bpf_map__fd(skel->maps.ports),
+				       &hooks[i]);
+			if (err)
+				fprintf(stderr,
+					"xnb_minimal: %s: cannot attach XDP in "
+					"driver mode: %s\n",
+					devs[i], strerror(-err));
+		}
 	}
 	if (!err)
 		wait_for_signal();

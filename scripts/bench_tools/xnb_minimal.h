@@ -18,4 +18,8 @@ struct xnb_min_mac {
 
 #define XNB_MIN_FDB_SIZE 256
 
+/* Longest frame xdp-minimal redirects: Ethernet header and a 1,500 B
+ * packet (the taps' MTU in scripts/bench). */
+#define XNB_MIN_XDP_MAX 1514
+
 #endif
