@@ -6,7 +6,7 @@ import os
 import subprocess
 import time
 
-from . import matrix, parse
+from . import matrix, parse, vhostcells
 from .topo import (GEN_DIRECT_DEV, GEN_IP, GEN_NS, GEN_PORT, GEN_TAP,
                    GEN_TAP_IP, GEN_TAP_MAC, RCV_DEV, RCV_IP, RCV_NS, SINK_IP,
                    SINK_MAC, SINK_TAP, SW)
@@ -381,6 +381,8 @@ def run_cell(topo, cell, duration, threshold=0.99):
             m, raw = run_fwd64(topo, ep, item, duration, direct)
         elif item.test == "fwd64_tap":
             m, raw = run_fwd64_tap(topo, item, duration, at_start)
+        elif matrix.is_vhost_test(item.test):
+            m, raw = vhostcells.run(topo, ep, item, duration)
         else:
             raise ValueError(item.test)
         if bpf:

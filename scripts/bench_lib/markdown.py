@@ -222,6 +222,24 @@ def _results(doc, groups, plan_settings, L):
         L.append("")
 
 
+VHOST_METHOD = (
+    "**vhost topology.** Two user-space vhost-net \"VMs\" "
+    "(scripts/bench_tools/xnb_vhost: a guest's virtio-net driver without the "
+    "guest) on taps of one bridge: their frames enter the host through "
+    "vhost-net's handle_tx, in batches of XDP buffers through tun_xdp_one() "
+    "where a frame fits a page, and leave through handle_rx, as a KVM "
+    "guest's do. Every frame is a stamped record the receiver verifies "
+    "(checksum, digest, sequence); a damaged frame fails its cell. "
+    "vhost_pps: UDP frames of 64 or 1,518 B on the wire with full "
+    "checksums, flat out, delivered per second; vhost_gso: TCP GSO frames "
+    "of 64 KB (partial checksums); vhost_rr: one 64 B request at a time, "
+    "answered by an echo. cpu_ns: CPU time of both processes and their "
+    "vhost workers per delivered frame (per request and per reply for RR); "
+    "vhost_ns: the workers' share; machine_ns: the whole machine's busy "
+    "time per frame. tun_msg_ptr_frames in raw.json: frames vhost-net "
+    "handed over as XDP buffers, counted by a kprobe on tun_sendmsg.")
+
+
 def markdown(doc, groups, targets, made, plan_settings):
     env = doc["env"]
     L = []
@@ -233,6 +251,15 @@ def markdown(doc, groups, targets, made, plan_settings):
                  "instruction emulator (no usable KVM here): every guest "
                  "figure below measures the emulator, not the network "
                  "path. No target is evaluated.")
+        L.append("")
+    if doc.get("emulated"):
+        L.append("**Emulated host.** This run's machine is itself emulated "
+                 "(QEMU TCG, `--emulated`): its figures show that every "
+                 "path works and which way it took, not how fast it is. "
+                 "No target is evaluated.")
+        L.append("")
+    if doc.get("topology") == "vhost":
+        L.append(VHOST_METHOD)
         L.append("")
     if doc.get("vm_reasons"):
         L.append("VM topology: " + "; ".join(doc["vm_reasons"]) + ".")

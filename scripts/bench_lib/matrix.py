@@ -34,6 +34,15 @@ PATHS = collections.OrderedDict([
     ("tc-minimal-peer", dict(_P, kind="bridge", nf=True, minimal="peer",
                              label="reference, bpf_redirect_peer() into "
                              "veth targets' peers (same realistic host)")),
+    # The XDP stage's reference (--topology vhost): one MAC lookup and a
+    # devmap redirect in native XDP on every tap port; what XDP passes
+    # (frames over the MTU: a tap builds GSO frames into skbs) goes on to
+    # tc-minimal's program on TC ingress, as xdpnet's XDP stage hands its
+    # passes to its TC stage.
+    ("xdp-minimal", dict(_P, kind="bridge", nf=True, minimal="xdp",
+                         label="reference: one MAC lookup, then a devmap "
+                         "redirect, in XDP on every tap port; what XDP "
+                         "passes, tc-minimal (same realistic host)")),
     ("xdpnet-tc", dict(_P, kind="bridge", nf=True, xdpnet="tc",
                        label="xdpnet TC stage (same realistic host)")),
     ("xdpnet-xdp", dict(_P, kind="bridge", nf=True, xdpnet="xdp",
@@ -86,8 +95,12 @@ DEFAULT_PATHS = ["direct", "bridge", "bridge-nf", "tc-minimal", "xdpnet-tc",
                  "xdpnet-xdp"]
 BREAKDOWN_PATHS = ["tc-minimal", "xdpnet-tc"] + \
     ["xdpnet-tc-" + v for v in VARIANTS]
+# --topology vhost: vm->vm between two user-space vhost-net "VMs"
+# (scripts/bench_tools/xnb_vhost) on taps of one bridge; no direct pair.
+VHOST_PATHS = ["bridge", "bridge-nf", "tc-minimal", "xdp-minimal",
+               "xdpnet-tc", "xdpnet-xdp"]
 # What every other path is compared with (report.ratios).
-REFS = ("bridge", "bridge-nf", "direct", "tc-minimal")
+REFS = ("bridge", "bridge-nf", "direct", "tc-minimal", "xdp-minimal")
 
 
 def is_xdpnet(path):
@@ -108,6 +121,10 @@ def counts(path):
 
 def is_minimal(path):
     return PATHS[path]["minimal"] is not None
+
+
+def is_vhost_test(test):
+    return test in VHOST_TESTS
 
 
 def is_bpf(path):
@@ -147,8 +164,29 @@ TESTS = collections.OrderedDict([
                              "total_ns", "offered_kpps", "prog_ns"],
                    "title": "64 B forwarding from a tap (xnb_pktgen --tap "
                    "-> tap)"}),
+    # --topology vhost: frames from one xnb_vhost "VM" to another through
+    # vhost-net (tun_xdp_one() batches where a frame fits a page), what
+    # the receiver verified and counted; CPU per delivered frame of both
+    # processes and their vhost workers.
+    ("vhost_pps", {"metric": "delivered_kpps", "better": "higher",
+                   "unit": "kpps",
+                   "extra": ["sent_kpps", "loss_pct", "cpu_ns", "vhost_ns",
+                             "machine_ns", "prog_ns"],
+                   "title": "UDP frames of a given size through vhost-net, "
+                   "flat out (xnb_vhost send -> recv), delivered"}),
+    ("vhost_gso", {"metric": "gbps", "better": "higher", "unit": "Gbit/s",
+                   "extra": ["sent_gbps", "loss_pct", "cpu_ns", "vhost_ns",
+                             "machine_ns", "prog_ns"],
+                   "title": "TCP GSO frames of 64 KB through vhost-net, flat "
+                   "out (xnb_vhost send --gso -> recv), delivered"}),
+    ("vhost_rr", {"metric": "p50_us", "better": "lower", "unit": "us",
+                  "extra": ["p99_us", "mean_us", "tps", "cpu_ns",
+                            "vhost_ns", "prog_ns"],
+                  "title": "UDP request/response through vhost-net, 64 B "
+                  "frames (xnb_vhost rr -> echo)"}),
 ])
 FWD_TESTS = ("fwd64", "fwd64_tap")
+VHOST_TESTS = ("vhost_pps", "vhost_gso", "vhost_rr")
 
 # Which way is better, for every figure a test produces.
 BETTER = {
@@ -158,7 +196,8 @@ BETTER = {
     "mean_us": "lower", "tps": "higher", "fwd_kpps": "higher",
     "switch_ns": "lower", "recv_ns": "lower", "total_ns": "lower",
     "delivered_kpps": "higher", "offered_kpps": "higher", "errors": "lower",
-    "prog_ns": "lower",
+    "prog_ns": "lower", "sent_kpps": "higher", "cpu_ns": "lower",
+    "vhost_ns": "lower", "machine_ns": "lower",
 }
 
 UNITS = {
@@ -168,6 +207,8 @@ UNITS = {
     "tps": "/s", "fwd_kpps": "kpps", "switch_ns": "ns/pkt",
     "recv_ns": "ns/pkt", "total_ns": "ns/pkt", "delivered_kpps": "kpps",
     "offered_kpps": "kpps", "errors": "", "prog_ns": "ns/frame",
+    "sent_kpps": "kpps", "cpu_ns": "ns/frame", "vhost_ns": "ns/frame",
+    "machine_ns": "ns/frame",
 }
 
 DIRECTIONS = ("vm-vm", "host-vm", "vm-host")
@@ -191,7 +232,7 @@ def setting_name(s):
 def parse_setting(text):
     """'veth/on/1500' -> Setting."""
     parts = text.split("/")
-    if len(parts) != 3 or parts[0] not in ("veth", "tap", "vm") or \
+    if len(parts) != 3 or parts[0] not in ("veth", "tap", "vm", "vhost") or \
             parts[1] not in ("on", "off"):
         raise ValueError("setting must look like veth/on/1500, "
                          "tap/off/9000 or vm/on/1500: %r" % text)
@@ -376,11 +417,31 @@ VM_PROFILES = {
     },
 }
 
+# --topology vhost: one setting, the "VMs" with their offloads (checksum,
+# TSO) negotiated. Frames of 64 B (the least Ethernet frame) and 1,518 B
+# (a 1,500 B IP packet), sizes on the wire with the FCS; GSO bulk; RR.
+VHOST_SETTING = Setting("vhost", "on", 1500)
+VHOST_ITEMS = [Item("vhost_pps", 64, "vm-vm"), Item("vhost_pps", 1518, "vm-vm"),
+               Item("vhost_gso", 1448, "vm-vm"), Item("vhost_rr", 64, "vm-vm")]
+_VHOST_DUR = {t: d for t, d in (("vhost_pps", 3), ("vhost_gso", 3),
+                                ("vhost_rr", 3))}
+VHOST_PROFILES = {
+    "full": {"repeats": 7, "durations": _VHOST_DUR, "paths": VHOST_PATHS,
+             "plan": [(VHOST_SETTING, VHOST_ITEMS)]},
+    "targets": {"repeats": 7, "durations": _VHOST_DUR, "paths": VHOST_PATHS,
+                "plan": [(VHOST_SETTING, VHOST_ITEMS)]},
+    "quick": {"repeats": 3, "durations": {t: 2 for t in _VHOST_DUR},
+              "paths": VHOST_PATHS, "plan": [(VHOST_SETTING, VHOST_ITEMS)]},
+    "smoke": {"repeats": 1, "durations": {t: 1 for t in _VHOST_DUR},
+              "paths": VHOST_PATHS, "plan": [(VHOST_SETTING, VHOST_ITEMS)]},
+}
+
 # Seconds a cell costs beyond its duration (process start, counters),
 # for the time estimate; refined from what the run measures.
 # sockperf's client sleeps 2 s before every test.
 OVERHEAD = {"tcp_stream": 0.45, "udp": 0.7, "tcp_rr": 2.35, "udp_rr": 2.35,
-            "tcp_crr": 0.15, "fwd64": 1.0, "fwd64_tap": 0.6}
+            "tcp_crr": 0.15, "fwd64": 1.0, "fwd64_tap": 0.6,
+            "vhost_pps": 1.5, "vhost_gso": 1.5, "vhost_rr": 1.0}
 SWITCH_COST = {"path": 0.4, "setting": 4.0}
 
 

@@ -11,7 +11,8 @@ from . import matrix, stats
 METRICS = ["gbps", "sent_gbps", "retransmits", "rx_kpps", "tx_kpps",
            "loss_pct", "p50_us", "p90_us", "p99_us", "mean_us", "tps",
            "fwd_kpps", "delivered_kpps", "offered_kpps", "switch_ns",
-           "recv_ns", "total_ns", "errors", "prog_ns"]
+           "recv_ns", "total_ns", "errors", "prog_ns", "sent_kpps",
+           "cpu_ns", "vhost_ns", "machine_ns"]
 
 REFS = matrix.REFS
 
@@ -85,8 +86,8 @@ def refs_for(path):
     for ref in REFS:
         if ref == path or path == "direct":
             continue
-        if ref == "tc-minimal" and not (matrix.is_xdpnet(path) or
-                                        matrix.is_minimal(path)):
+        if ref in ("tc-minimal", "xdp-minimal") and not (
+                matrix.is_xdpnet(path) or matrix.is_minimal(path)):
             continue
         if path == "bridge" and ref != "direct":
             continue
@@ -215,6 +216,26 @@ TARGETS = [
     ("T6b", "RR 64 B p50 <= 0.8x the realistic host", None,
      lambda k: k.test in ("tcp_rr", "udp_rr") and _vv(k), "p50_us",
      "bridge-nf", "<=", 0.8, "interval"),
+    # --topology vhost (issue 31): frames through real vhost-net.
+    ("V1", "vhost 64 B: XDP stage >= 2x the bridge, delivered",
+     ("xdpnet-xdp",), lambda k: k.test == "vhost_pps" and k.variant == "64",
+     "delivered_kpps", "bridge", ">=", 2.0, "interval"),
+    ("V2", "vhost 64 B: XDP stage CPU per frame (vhost workers included) "
+     "<= 1.1x xdp-minimal", ("xdpnet-xdp",),
+     lambda k: k.test == "vhost_pps" and k.variant == "64", "cpu_ns",
+     "xdp-minimal", "<=", 1.1, "interval"),
+    ("V3", "vhost 64 B: TC stage >= 1.3x the bridge, delivered",
+     ("xdpnet-tc",), lambda k: k.test == "vhost_pps" and k.variant == "64",
+     "delivered_kpps", "bridge", ">=", 1.3, "interval"),
+    ("V4", "vhost: no cell below the bridge", None,
+     lambda k: k.test in ("vhost_pps", "vhost_gso"), None, "bridge", ">=",
+     1.0, "not-worse"),
+    ("V4", "vhost: no cell below the bridge", None,
+     lambda k: k.test == "vhost_rr", None, "bridge", "<=", 1.0,
+     "not-worse"),
+    ("V5", "vhost RR p50 <= 0.8x the bridge", None,
+     lambda k: k.test == "vhost_rr", "p50_us", "bridge", "<=", 0.8,
+     "interval"),
 ]
 
 
@@ -370,8 +391,9 @@ def _items_in_order(groups):
 
 def _label(row):
     standin, offloads, mtu, test, variant, direction = row
-    v = "" if test in ("tcp_rr", "udp_rr", "tcp_crr") else " " + variant
-    if test == "udp":
+    v = "" if test in ("tcp_rr", "udp_rr", "tcp_crr", "vhost_rr") \
+        else " " + variant
+    if test in ("udp", "vhost_pps"):
         v = " %s B" % variant
     return "%s, offloads %s, MTU %d: %s%s %s" % (
         standin, offloads, mtu, test, v,

@@ -86,10 +86,30 @@ class Order(unittest.TestCase):
         # Every path has one cell of every test in the smoke run.
         cl = matrix.build_cells(smoke["plan"], matrix.DEFAULT_PATHS, 1)
         for p in matrix.DEFAULT_PATHS:
-            want = set(matrix.TESTS) - ({"fwd64_tap"} if p == "direct"
-                                        else set())
+            want = set(matrix.TESTS) - set(matrix.VHOST_TESTS) - (
+                {"fwd64_tap"} if p == "direct" else set())
             self.assertEqual({c.item.test for c in cl if c.path == p},
                              want, p)
+
+    def test_vhost_profiles(self):
+        """--topology vhost: every profile runs every vhost item on every
+        vhost path, only there; the smoke run stays short."""
+        for name, prof in matrix.VHOST_PROFILES.items():
+            cl = matrix.build_cells(prof["plan"], prof["paths"],
+                                    prof["repeats"])
+            self.assertEqual(len(cl), len(matrix.VHOST_PATHS) *
+                             len(matrix.VHOST_ITEMS) * prof["repeats"], name)
+            self.assertEqual({c.item.test for c in cl},
+                             set(matrix.VHOST_TESTS), name)
+            self.assertEqual({c.path for c in cl}, set(matrix.VHOST_PATHS))
+        smoke = matrix.VHOST_PROFILES["smoke"]
+        est = matrix.estimate_seconds(
+            matrix.build_cells(smoke["plan"], smoke["paths"], 1),
+            smoke["durations"])
+        self.assertLess(est, 120)
+        self.assertEqual(matrix.parse_setting("vhost/on/1500"),
+                         matrix.VHOST_SETTING)
+        self.assertTrue(matrix.is_minimal("xdp-minimal"))
 
     def test_breakdown(self):
         prof = matrix.PROFILES["breakdown"]

@@ -91,11 +91,15 @@ class Aggregate(unittest.TestCase):
 
     def test_references_per_path(self):
         self.assertEqual(report.refs_for("xdpnet-tc"),
-                         ["bridge", "bridge-nf", "direct", "tc-minimal"])
+                         ["bridge", "bridge-nf", "direct", "tc-minimal",
+                          "xdp-minimal"])
         self.assertEqual(report.refs_for("tc-minimal"),
-                         ["bridge", "bridge-nf", "direct"])
-        self.assertEqual(report.refs_for("tc-minimal-peer"),
+                         ["bridge", "bridge-nf", "direct", "xdp-minimal"])
+        self.assertEqual(report.refs_for("xdp-minimal"),
                          ["bridge", "bridge-nf", "direct", "tc-minimal"])
+        self.assertEqual(report.refs_for("tc-minimal-peer"),
+                         ["bridge", "bridge-nf", "direct", "tc-minimal",
+                          "xdp-minimal"])
         self.assertEqual(report.refs_for("bridge-nf"), ["bridge", "direct"])
         self.assertEqual(report.refs_for("direct"), [])
         rs = report.ratios(self.groups, self.key("tc-minimal"), "gbps", PLAN)
@@ -223,6 +227,41 @@ class Targets(unittest.TestCase):
         st = {r["target"]: r["status"] for r in self.rows(recs)}
         self.assertEqual(st["T6a"], "met")      # 0.90 <= 0.95
         self.assertEqual(st["T6b"], "met")      # 0.54 <= 0.8
+
+    def test_vhost_targets(self):
+        """V1-V5 (--topology vhost): XDP >= 2x and TC >= 1.3x the bridge
+        in 64 B delivered, the XDP stage's CPU per frame within 1.1x of
+        xdp-minimal's, no cell below the bridge, RR p50 <= 0.8x."""
+        vh = matrix.VHOST_SETTING
+        recs = seven({"bridge": [100.0] * 7, "xdp-minimal": [260.0] * 7,
+                      "xdpnet-tc": [125.0] * 7, "xdpnet-xdp": [230.0] * 7},
+                     test="vhost_pps", metric="delivered_kpps", setting=vh,
+                     variant=64,
+                     extra={"xdp-minimal": {"cpu_ns": [1000] * 7},
+                            "xdpnet-xdp": {"cpu_ns": [1050, 1080, 1040, 1060,
+                                                      1070, 1090, 1050]}})
+        st = {(r["target"], r["key"].path): r["status"]
+              for r in self.rows(recs)}
+        self.assertEqual(st[("V1", "xdpnet-xdp")], "met")     # 2.3x
+        self.assertEqual(st[("V2", "xdpnet-xdp")], "met")     # <= 1.09x
+        self.assertEqual(st[("V3", "xdpnet-tc")], "MISSED")   # 1.25x
+        self.assertEqual(st[("V4", "xdpnet-tc")], "met")
+        self.assertNotIn(("V1", "xdpnet-tc"), st)
+        # 1,518 B frames: only "no cell below" applies.
+        big = seven({"bridge": [100.0] * 7, "xdpnet-xdp": [90.0] * 7},
+                    test="vhost_pps", metric="delivered_kpps", setting=vh,
+                    variant=1518)
+        self.assertEqual({r["target"]: r["status"] for r in self.rows(big)},
+                         {"V4": "MISSED"})
+        rr = seven({"bridge": [100.0] * 7, "xdpnet-tc": [75.0] * 7,
+                    "xdpnet-xdp": [110.0] * 7}, test="vhost_rr",
+                   metric="p50_us", setting=vh, variant=64)
+        st = {(r["target"], r["key"].path): r["status"]
+              for r in self.rows(rr)}
+        self.assertEqual(st[("V5", "xdpnet-tc")], "met")
+        self.assertEqual(st[("V4", "xdpnet-tc")], "met")
+        self.assertEqual(st[("V5", "xdpnet-xdp")], "MISSED")
+        self.assertEqual(st[("V4", "xdpnet-xdp")], "MISSED")  # slower
 
     def test_too_few_repeats_give_no_verdict(self):
         rows = report.evaluate_targets(report.aggregate(stream_records()),

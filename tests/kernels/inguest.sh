@@ -22,6 +22,9 @@
 #     the integration suite and semantics.sh's tap rules (egress MTU,
 #     GSO, tc on a port, VXLAN noudpcsum) with tap stand-ins whose relay
 #     drives the host tap through vhost-net (RELAY=tests/tools/vhost_relay);
+#     then scripts/bench --topology vhost --smoke (tests/bench/
+#     test_vhost_smoke.py: every path's cells valid, small frames through
+#     tun_xdp_one(); its results in $XNK_OUT/bench-vhost);
 #   - with XNK_SELFTESTS_DIR (make check-kernels-full), the kernel's own
 #     bridge tests, plain and with xdpnet (tests/kernels/selftests.sh).
 # XNK_PARTS: only these of "bpf core vlan share vhost selftests" (default:
@@ -72,6 +75,9 @@ if part vhost "the vhost-net part"; then
 	echo "# --- tests/integration/semantics.sh, tap rules, tap stand-ins through vhost-net"
 	RELAY=$PWD/tests/tools/vhost_relay tests/integration/semantics.sh --kinds tap \
 		--cases mtu,gso,tc,tunnel || st=1
+	echo "# --- scripts/bench --topology vhost --smoke (under TCG: the paths work, no figure is performance)"
+	XNB_BENCH_SMOKE=require XNB_BENCH_EMULATED=1 XNB_BENCH_OUT=${XNK_OUT:+$XNK_OUT/bench-vhost} \
+		/usr/bin/python3 tests/bench/run_tests.py test_vhost_smoke.py || st=1
 fi
 if [ -n "${XNK_SELFTESTS_DIR:-}" ] && part selftests tests/kernels/selftests.sh; then
 	echo "# --- tests/kernels/selftests.sh"

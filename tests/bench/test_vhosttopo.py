@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""The vhost topology's pieces that need no vhost-net: where the kprobe
+finds msg_control, the payload sizes, the damaged-frame verdict."""
+import os
+import shutil
+import subprocess
+import unittest
+
+import benchpath  # noqa: F401
+from bench_lib import vhostcells, vhosttopo
+
+# bpftool btf dump ... format raw, as Linux 6.1-6.18 print struct msghdr
+# (msg_control in an anonymous union, which may come after the struct).
+DUMP = """\
+[2910] STRUCT 'msghdr' size=96 vlen=5
+\t'msg_name' type_id=108 bits_offset=0
+\t'msg_namelen' type_id=21 bits_offset=64
+\t'msg_iter' type_id=868 bits_offset=128
+\t'(anon)' type_id=2911 bits_offset=448
+\t'msg_flags' type_id=9 bits_offset=544
+[2911] UNION '(anon)' size=8 vlen=2
+\t'msg_control' type_id=108 bits_offset=0
+\t'msg_control_user' type_id=3000 bits_offset=0
+[2912] STRUCT 'user_msghdr' size=56 vlen=2
+\t'msg_name' type_id=108 bits_offset=0
+\t'msg_control' type_id=108 bits_offset=256
+"""
+
+
+class MsgControl(unittest.TestCase):
+    def test_anonymous_union(self):
+        self.assertEqual(vhosttopo.msg_control_offset(DUMP), 56)
+
+    def test_plain_member(self):
+        d = "[5] STRUCT 'msghdr' size=56 vlen=2\n" \
+            "\t'msg_name' type_id=1 bits_offset=0\n" \
+            "\t'msg_control' type_id=1 bits_offset=256\n"
+        self.assertEqual(vhosttopo.msg_control_offset(d), 32)
+
+    def test_missing(self):
+        self.assertIsNone(vhosttopo.msg_control_offset(
+            "[5] STRUCT 'user_msghdr' size=56 vlen=1\n"
+            "\t'msg_control' type_id=1 bits_offset=256\n"))
+
+    @unittest.skipUnless(os.path.exists("/sys/kernel/btf/vmlinux") and
+                         shutil.which("bpftool"), "no vmlinux BTF or bpftool")
+    def test_this_kernel(self):
+        cp = subprocess.run(["bpftool", "btf", "dump", "file",
+                             "/sys/kernel/btf/vmlinux", "format", "raw"],
+                            capture_output=True, text=True, check=True)
+        off = vhosttopo.msg_control_offset(cp.stdout)
+        self.assertIsNotNone(off)
+        self.assertEqual(off % 8, 0)
+
+
+class Cells(unittest.TestCase):
+    def test_payload(self):
+        self.assertEqual(vhostcells.payload(64), 18)
+        self.assertEqual(vhostcells.payload(1518), 1472)
+
+    def test_intact(self):
+        self.assertEqual(vhostcells.intact({"frames": 5, "missing": 3}), "")
+        self.assertEqual(vhostcells.intact({"corrupt": 1, "csum_bad": 2}),
+                         "corrupt 1, csum_bad 2")
+
+    def test_last_json(self):
+        self.assertEqual(vhostcells.last_json('x\n{"a": 1}\n', "t"),
+                         {"a": 1})
+        with self.assertRaises(Exception):
+            vhostcells.last_json("nothing\n", "t")
+
+
+if __name__ == "__main__":
+    unittest.main()
