@@ -464,7 +464,10 @@ class NetnsTopo:
         text = out(nsenter(SW, argv))
         from .parse import parse_progs, parse_tc_filters
         progs = parse_progs(text)
-        if hook == "clsact":
+        # clsact filters: asked for, or where the kernel has no tcx
+        # (Linux < 6.6: xdpnet and xnb_minimal fall back to them).
+        if hook == "clsact" or not any(
+                p.get("hook") == "tcx" for p in progs):
             ids = set()
             for p in ports:
                 ids |= set(parse_tc_filters(out(

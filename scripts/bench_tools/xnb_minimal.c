@@ -245,6 +245,7 @@ static int cmd_attach(int argc, char **argv)
 		if (err) {
 			fprintf(stderr, "xnb_minimal: %s: cannot hook: %s\n",
 				devs[i], strerror(-err));
+			i++; /* unhook: a clsact qdisc made for it */
 			break;
 		}
 		if (xdp) {

@@ -22,12 +22,12 @@
 #     the integration suite and semantics.sh's tap rules (egress MTU,
 #     GSO, tc on a port, VXLAN noudpcsum) with tap stand-ins whose relay
 #     drives the host tap through vhost-net (RELAY=tests/tools/vhost_relay);
-#     then scripts/bench --topology vhost --smoke (tests/bench/
+#   - bench: scripts/bench --topology vhost --smoke (tests/bench/
 #     test_vhost_smoke.py: every path's cells valid, small frames through
 #     tun_xdp_one(); its results in $XNK_OUT/bench-vhost);
 #   - with XNK_SELFTESTS_DIR (make check-kernels-full), the kernel's own
 #     bridge tests, plain and with xdpnet (tests/kernels/selftests.sh).
-# XNK_PARTS: only these of "bpf core vlan share vhost selftests" (default:
+# XNK_PARTS: only these of "bpf core vlan share vhost bench selftests" (default:
 # all).
 # The suites' logs go to $XNK_OUT/logs when a check failed. Exit 0 only
 # when every part passed.
@@ -35,7 +35,7 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 echo "# guest: Linux $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ { print int($2 / 1024) }' /proc/meminfo) MiB"
 st=0
-PARTS=" ${XNK_PARTS:-bpf core vlan share vhost selftests} "
+PARTS=" ${XNK_PARTS:-bpf core vlan share vhost bench selftests} "
 part() { [[ "$PARTS" == *" $1 "* ]] || { echo "# --- $2: not run (XNK_PARTS)"; return 1; }; }
 if part bpf tests/bpf; then
 	echo "# --- tests/bpf"
@@ -75,6 +75,8 @@ if part vhost "the vhost-net part"; then
 	echo "# --- tests/integration/semantics.sh, tap rules, tap stand-ins through vhost-net"
 	RELAY=$PWD/tests/tools/vhost_relay tests/integration/semantics.sh --kinds tap \
 		--cases mtu,gso,tc,tunnel || st=1
+fi
+if part bench "the vhost benchmark's smoke run"; then
 	echo "# --- scripts/bench --topology vhost --smoke (under TCG: the paths work, no figure is performance)"
 	XNB_BENCH_SMOKE=require XNB_BENCH_EMULATED=1 XNB_BENCH_OUT=${XNK_OUT:+$XNK_OUT/bench-vhost} \
 		/usr/bin/python3 tests/bench/run_tests.py test_vhost_smoke.py || st=1

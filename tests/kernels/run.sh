@@ -57,7 +57,7 @@
 #                           xdpnet (tests/kernels/selftests.sh), from the
 #                           suite's linux-source package (cached; far longer)
 #   XNK_SELFTESTS_ONLY="bridge_vlan_aware.sh ..."  only these selftests
-#   XNK_PARTS="bpf core vlan share vhost selftests"  only these parts of the guest's run
+#   XNK_PARTS="bpf core vlan share vhost bench selftests"  only these parts of the guest's run
 #                           (default: all; selftests only with XNK_SELFTESTS=1)
 #   XNK_SHARE_ARGS="..."    semantics.sh options for the hook-sharing part
 #                           (default "--cases xdpfilter --kinds tap")
