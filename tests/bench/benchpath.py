@@ -14,3 +14,15 @@ if os.path.join(ROOT, "scripts") not in sys.path:
 def sample(name):
     with open(os.path.join(SAMPLES, name)) as f:
         return f.read()
+
+
+def why_not(tools):
+    """Why a root run of a built tree cannot go here (not root, or one of
+    tools, paths from the tree's top, not built), or None."""
+    if os.geteuid() != 0:
+        return "needs root"
+    missing = [t for t in tools if not os.access(os.path.join(ROOT, t),
+                                                 os.X_OK)]
+    if missing:
+        return "not built: " + ", ".join(missing)
+    return None

@@ -14,6 +14,7 @@ import sys
 import tempfile
 import unittest
 
+import benchpath
 from benchpath import ROOT
 from scale_lib import report
 
@@ -83,23 +84,13 @@ class Laws(unittest.TestCase):
         self.assertTrue(all(r[3] for r in conv), conv)
 
 
-def why_not():
-    if os.geteuid() != 0:
-        return "needs root"
-    missing = [t for t in TOOLS if not os.access(os.path.join(ROOT, t),
-                                                 os.X_OK)]
-    if missing:
-        return "not built: " + ", ".join(missing)
-    return None
-
-
 class Smoke(unittest.TestCase):
     out = None
     proc = None
 
     @classmethod
     def setUpClass(cls):
-        reason = why_not()
+        reason = benchpath.why_not(TOOLS)
         if reason:
             if REQUIRE:
                 raise AssertionError("smoke run impossible: " + reason)

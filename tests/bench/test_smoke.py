@@ -16,6 +16,7 @@ import sys
 import tempfile
 import unittest
 
+import benchpath
 from benchpath import ROOT
 from bench_lib import matrix, report
 
@@ -29,12 +30,9 @@ TOOLS = ["build/xdpnet", "build/tests/vnet_relay",
 
 
 def why_not():
-    if os.geteuid() != 0:
-        return "needs root"
-    missing = [t for t in TOOLS if not os.access(os.path.join(ROOT, t),
-                                                 os.X_OK)]
-    if missing:
-        return "not built: " + ", ".join(missing)
+    reason = benchpath.why_not(TOOLS)
+    if reason:
+        return reason
     for tool in ("iperf3", "sockperf"):
         if not shutil.which(tool):
             return "%s is not installed (scripts/deps.sh)" % tool

@@ -20,6 +20,7 @@ import sys
 import tempfile
 import unittest
 
+import benchpath
 from benchpath import ROOT
 from bench_lib import matrix, vhosttopo
 
@@ -27,16 +28,6 @@ REQUIRE = os.environ.get("XNB_BENCH_SMOKE") == "require"
 WAIT = int(os.environ.get("XNB_BENCH_WAIT", "900"))
 TOOLS = ["build/xdpnet", "build/bench_tools/xnb_vhost",
          "build/bench_tools/xnb_minimal"]
-
-
-def why_not():
-    if os.geteuid() != 0:
-        return "needs root"
-    missing = [t for t in TOOLS if not os.access(os.path.join(ROOT, t),
-                                                 os.X_OK)]
-    if missing:
-        return "not built: " + ", ".join(missing)
-    return None
 
 
 class VhostSmoke(unittest.TestCase):
@@ -48,7 +39,7 @@ class VhostSmoke(unittest.TestCase):
         ok, why = vhosttopo.vhost_state()
         if not ok:
             raise unittest.SkipTest("the kernel lacks vhost-net: " + why)
-        reason = why_not()
+        reason = benchpath.why_not(TOOLS)
         if reason:
             if REQUIRE:
                 raise AssertionError("vhost smoke run impossible: " + reason)
