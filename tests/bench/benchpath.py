@@ -26,3 +26,13 @@ def why_not(tools):
     if missing:
         return "not built: " + ", ".join(missing)
     return None
+
+
+def bench_leftovers():
+    """What a finished scripts/bench run must not leave: its namespaces
+    (xnb-*) and its bridge's pins."""
+    left = ["netns " + ns for ns in os.listdir("/run/netns")
+            if ns.startswith("xnb-")] if os.path.isdir("/run/netns") else []
+    if os.path.exists("/sys/fs/bpf/xdpnet/xnbbr0"):
+        left.append("/sys/fs/bpf/xdpnet/xnbbr0")
+    return left

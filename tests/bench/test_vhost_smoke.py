@@ -122,11 +122,7 @@ class VhostSmoke(unittest.TestCase):
             self.assertIn("**%s**" % tid, md)
 
     def test_cleaned_up(self):
-        left = [ns for ns in os.listdir("/run/netns")
-                if ns.startswith("xnb-")] if os.path.isdir("/run/netns") \
-            else []
-        self.assertEqual(left, [])
-        self.assertFalse(os.path.exists("/sys/fs/bpf/xdpnet/xnbbr0"))
+        self.assertEqual(benchpath.bench_leftovers(), [])
         ev = os.path.join(vhosttopo.TRACEFS, "kprobe_events")
         if os.path.exists(ev):
             with open(ev) as f:
