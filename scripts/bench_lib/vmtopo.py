@@ -199,6 +199,52 @@ def build_image(root, workdir, term):
 
 # ---------------------------------------------------------------- guests
 
+def ctl_path(workdir, name):
+    """The control channel's FIFOs are this path + ".in" and ".out"
+    (QEMU's pipe chardev)."""
+    return os.path.join(workdir, "%s.ctl" % name)
+
+
+def qemu_argv(name, tap, ip, mac, image, accel, offloads, mtu, vhost,
+              workdir):
+    """The command line of guest name (tap, ip, mac as in GUESTS) on
+    image (build_image's kernel and initrd), in the switch namespace and
+    killed with its parent: accel 'kvm' or 'tcg', offloads 'on' or 'off'
+    (off: the device's csum=off), the guest's MTU, vhost whether
+    /dev/vhost-net is usable. A list of
+    arguments, each option value one element: nothing goes through a
+    shell. Pure: creates nothing (start() makes the FIFOs)."""
+    dev = "virtio-net-pci,netdev=n0,mac=%s,romfile=" % mac
+    if offloads == "off":
+        dev += ",csum=off"
+    if mtu != 1500:
+        dev += ",host_mtu=%d" % mtu
+    netdev = "tap,id=n0,ifname=%s,script=no,downscript=no" % tap
+    # vhost-net only with KVM, as tests/vm/run.sh does. QEMU itself does
+    # not need KVM for it (under TCG the memory core signals the
+    # ioeventfds and QEMU relays the call eventfds in userspace), so this
+    # is the harness's choice: under TCG the guests use QEMU's userspace
+    # virtio-net backend.
+    if vhost and accel == "kvm":
+        netdev += ",vhost=on"
+    machine = ["-machine", "pc,accel=kvm", "-cpu", "host"] \
+        if accel == "kvm" else ["-machine", "pc,accel=tcg"]
+    return nsenter(SW, [
+        "setpriv", "--pdeathsig", "KILL", "qemu-system-x86_64",
+        "-name", "xnb-%s" % name, "-nodefaults", "-no-user-config",
+        "-display", "none"] + machine + [
+        "-smp", "1", "-m", str(MEM_MB), "-no-reboot",
+        "-kernel", image["kernel"], "-initrd", image["initrd"],
+        "-append", "console=ttyS0 loglevel=4 panic=-1 ipv6.disable=1 "
+        "xnv.name=%s xnv.ip=%s/24" % (name, ip),
+        "-chardev", "file,id=con,path=%s" % os.path.join(
+            workdir, "%s.console.log" % name),
+        "-serial", "chardev:con",
+        "-chardev", "pipe,id=ctl,path=%s" % ctl_path(workdir, name),
+        "-serial", "chardev:ctl",
+        "-netdev", netdev, "-device", dev])
+
+
 class Guest:
     """One QEMU guest and its control channel."""
 
@@ -215,36 +261,15 @@ class Guest:
         self.config = None
 
     def start(self, image, accel, offloads, mtu, vhost):
-        ctl = os.path.join(self.workdir, "%s.ctl" % self.name)
+        ctl = ctl_path(self.workdir, self.name)
         for suffix in (".in", ".out"):
             try:
                 os.unlink(ctl + suffix)
             except OSError:
                 pass
             os.mkfifo(ctl + suffix)
-        dev = "virtio-net-pci,netdev=n0,mac=%s,romfile=" % self.mac
-        if offloads == "off":
-            dev += ",csum=off"
-        if mtu != 1500:
-            dev += ",host_mtu=%d" % mtu
-        netdev = "tap,id=n0,ifname=%s,script=no,downscript=no" % self.tap
-        if vhost and accel == "kvm":
-            netdev += ",vhost=on"
-        machine = ["-machine", "pc,accel=kvm", "-cpu", "host"] \
-            if accel == "kvm" else ["-machine", "pc,accel=tcg"]
-        argv = nsenter(SW, [
-            "setpriv", "--pdeathsig", "KILL", "qemu-system-x86_64",
-            "-name", "xnb-%s" % self.name, "-nodefaults", "-no-user-config",
-            "-display", "none"] + machine + [
-            "-smp", "1", "-m", str(MEM_MB), "-no-reboot",
-            "-kernel", image["kernel"], "-initrd", image["initrd"],
-            "-append", "console=ttyS0 loglevel=4 panic=-1 ipv6.disable=1 "
-            "xnv.name=%s xnv.ip=%s/24" % (self.name, self.ip),
-            "-chardev", "file,id=con,path=%s" % os.path.join(
-                self.workdir, "%s.console.log" % self.name),
-            "-serial", "chardev:con",
-            "-chardev", "pipe,id=ctl,path=%s" % ctl, "-serial", "chardev:ctl",
-            "-netdev", netdev, "-device", dev])
+        argv = qemu_argv(self.name, self.tap, self.ip, self.mac, image,
+                         accel, offloads, mtu, vhost, self.workdir)
         # O_RDWR: a FIFO opened so never blocks and never sees EOF.
         self.fd_in = os.open(ctl + ".in", os.O_RDWR)
         self.fd_out = os.open(ctl + ".out", os.O_RDWR)
@@ -498,7 +523,9 @@ class VmTopo(NetnsTopo):
 
     def describe(self):
         info = super().describe()
-        info["vm"] = {"accel": self.accel, "vhost_net": self.vhost,
+        # What the guests use: vhost=on only with KVM (qemu_argv).
+        info["vm"] = {"accel": self.accel,
+                      "vhost_net": bool(self.vhost and self.accel == "kvm"),
                       "memory_mb": MEM_MB, "vcpus": 1,
                       "image": (self.image or {}).get("info"),
                       "qemu": out(["qemu-system-x86_64", "--version"],

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""The vm topology's availability check and the cpio archive appended to
-the tests/vm guest image."""
+"""The vm topology's availability check, the cpio archive appended to
+the tests/vm guest image, and the guests' QEMU command line."""
 import os
 import stat
 import tempfile
@@ -98,6 +98,185 @@ class Availability(unittest.TestCase):
                 ok, why = vmtopo.kvm_state()
                 self.assertFalse(ok)
                 self.assertIn("KVM", why)
+
+
+IMAGE = {"kernel": "/w/guest/vmlinuz", "initrd": "/w/initramfs-bench.cpio"}
+
+
+def qemu(accel="kvm", offloads="on", mtu=1500, vhost=True, name="g1"):
+    tap, ip, mac = vmtopo.GUESTS[name]
+    return vmtopo.qemu_argv(name, tap, ip, mac, IMAGE, accel, offloads, mtu,
+                            vhost, "/w")
+
+
+def option(argv, opt):
+    """The values of every occurrence of opt in argv."""
+    return [argv[i + 1] for i, a in enumerate(argv[:-1]) if a == opt]
+
+
+def props(value):
+    """The comma-separated properties of an option value ("x" for a bare
+    word, "k=v" as such), as a list."""
+    return value.split(",")
+
+
+class QemuArgv(unittest.TestCase):
+    """The command line Guest.start() runs, built without running QEMU
+    (no KVM or vhost-net is needed here)."""
+
+    def test_prefix(self):
+        argv = qemu()
+        self.assertEqual(argv[:2], ["nsenter", "--net=/run/netns/%s"
+                                    % vmtopo.SW])
+        self.assertEqual(argv[2:6], ["setpriv", "--pdeathsig", "KILL",
+                                     "qemu-system-x86_64"])
+
+    def test_kvm_vhost(self):
+        argv = qemu("kvm", vhost=True)
+        self.assertEqual(option(argv, "-machine"), ["pc,accel=kvm"])
+        self.assertEqual(option(argv, "-cpu"), ["host"])
+        netdev = option(argv, "-netdev")
+        self.assertEqual(len(netdev), 1)
+        p = props(netdev[0])
+        self.assertEqual(p[0], "tap")
+        self.assertIn("id=n0", p)
+        self.assertIn("vhost=on", p)
+        self.assertIn("ifname=%s" % vmtopo.GUESTS["g1"][0], p)
+        self.assertIn("script=no", p)
+        self.assertIn("downscript=no", p)
+        self.assertIn("script=no,downscript=no", netdev[0])
+
+    def test_kvm_without_vhost(self):
+        netdev = option(qemu("kvm", vhost=False), "-netdev")[0]
+        self.assertNotIn("vhost", netdev)
+
+    def test_device(self):
+        dev = option(qemu(), "-device")
+        self.assertEqual(len(dev), 1)
+        p = props(dev[0])
+        self.assertEqual(p[0], "virtio-net-pci")
+        self.assertIn("netdev=n0", p)
+        self.assertIn("mac=%s" % vmtopo.GUESTS["g1"][2], p)
+        self.assertNotIn("csum=off", p)
+        self.assertFalse([x for x in p if x.startswith("host_mtu=")])
+
+    def test_offloads_off(self):
+        for accel in ("kvm", "tcg"):
+            with self.subTest(accel):
+                p = props(option(qemu(accel, offloads="off"), "-device")[0])
+                self.assertEqual(p[0], "virtio-net-pci")
+                self.assertIn("csum=off", p)
+        netdev = option(qemu(offloads="off"), "-netdev")[0]
+        self.assertNotIn("csum", netdev)
+
+    def test_mtu(self):
+        p = props(option(qemu(mtu=9000), "-device")[0])
+        self.assertIn("host_mtu=9000", p)
+        p = props(option(qemu(mtu=1500), "-device")[0])
+        self.assertFalse([x for x in p if x.startswith("host_mtu=")])
+
+    def test_tcg(self):
+        """accel=tcg, no -cpu host, and no vhost=on even where vhost-net is
+        usable: the harness (as tests/vm/run.sh) asks for vhost-net only
+        with KVM, although QEMU does not need KVM for it."""
+        argv = qemu("tcg", vhost=True)
+        self.assertEqual(option(argv, "-machine"), ["pc,accel=tcg"])
+        self.assertEqual(option(argv, "-cpu"), [])
+        self.assertNotIn("accel=kvm", " ".join(argv))
+        netdev = option(argv, "-netdev")[0]
+        self.assertNotIn("vhost=on", props(netdev))
+        self.assertIn("ifname=%s" % vmtopo.GUESTS["g1"][0], props(netdev))
+
+    def test_separate_elements(self):
+        """Every option is followed by its value as one element: no element
+        holds an option and its value, none needs a shell's quoting but
+        the kernel command line (one element with spaces)."""
+        for accel, off, mtu, vh in (("kvm", "on", 1500, True),
+                                    ("tcg", "off", 9000, False)):
+            with self.subTest(accel=accel):
+                argv = qemu(accel, off, mtu, vh)
+                self.assertTrue(all(isinstance(a, str) for a in argv))
+                for a in argv:
+                    self.assertEqual(a, a.strip())
+                    self.assertFalse(a.startswith(("'", '"')), a)
+                    # An option alone (nsenter's --net=PATH is one word).
+                    if a.startswith("-") and not a.startswith("--net="):
+                        self.assertNotIn(" ", a)
+                        self.assertNotIn("=", a)
+                qemu_at = argv.index("qemu-system-x86_64")
+                rest = argv[qemu_at + 1:]
+                flags = ("-nodefaults", "-no-user-config", "-no-reboot")
+                i = 0
+                while i < len(rest):
+                    self.assertTrue(rest[i].startswith("-"), rest[i])
+                    if rest[i] in flags:
+                        i += 1
+                        continue
+                    self.assertLess(i + 1, len(rest), rest[i])
+                    self.assertFalse(rest[i + 1].startswith("-"),
+                                     (rest[i], rest[i + 1]))
+                    i += 2
+                spaced = [a for a in argv if " " in a]
+                self.assertEqual(spaced, option(argv, "-append"))
+                self.assertEqual(option(argv, "-smp"), ["1"])
+                self.assertEqual(option(argv, "-m"), [str(vmtopo.MEM_MB)])
+                self.assertEqual(option(argv, "-kernel"), [IMAGE["kernel"]])
+                self.assertEqual(option(argv, "-initrd"), [IMAGE["initrd"]])
+                self.assertEqual(option(argv, "-name"), ["xnb-g1"])
+
+    def test_kernel_command_line(self):
+        for name in vmtopo.GUESTS:
+            with self.subTest(name):
+                append = option(qemu(name=name), "-append")
+                self.assertEqual(len(append), 1)
+                words = append[0].split()
+                self.assertIn("xnv.name=%s" % name, words)
+                self.assertIn("xnv.ip=%s/24" % vmtopo.GUESTS[name][1], words)
+                self.assertIn("console=ttyS0", words)
+
+    def test_serial_ports(self):
+        """The console log first, then the control channel's pipe (the
+        FIFOs start() makes)."""
+        argv = qemu()
+        self.assertEqual(option(argv, "-serial"),
+                         ["chardev:con", "chardev:ctl"])
+        self.assertEqual(option(argv, "-chardev"), [
+            "file,id=con,path=/w/g1.console.log",
+            "pipe,id=ctl,path=%s" % vmtopo.ctl_path("/w", "g1")])
+
+    def test_pure(self):
+        with tempfile.TemporaryDirectory() as d:
+            tap, ip, mac = vmtopo.GUESTS["g2"]
+            a = vmtopo.qemu_argv("g2", tap, ip, mac, IMAGE, "kvm", "off",
+                                 9000, True, d)
+            b = vmtopo.qemu_argv("g2", tap, ip, mac, IMAGE, "kvm", "off",
+                                 9000, True, d)
+            self.assertEqual(a, b)
+            self.assertEqual(os.listdir(d), [])
+
+    def test_start_runs_it(self):
+        """Guest.start() runs exactly qemu_argv's command line."""
+
+        class Procs:
+            def start(self, name, argv):
+                self.started = (name, argv)
+                return None
+
+        with tempfile.TemporaryDirectory() as d:
+            procs = Procs()
+            g = vmtopo.Guest("g2", d, procs)
+            g.start(IMAGE, "kvm", "off", 9000, True)
+            try:
+                tap, ip, mac = vmtopo.GUESTS["g2"]
+                self.assertEqual(procs.started, ("qemu-g2", vmtopo.qemu_argv(
+                    "g2", tap, ip, mac, IMAGE, "kvm", "off", 9000, True, d)))
+                for suffix in (".in", ".out"):
+                    self.assertTrue(stat.S_ISFIFO(os.stat(
+                        vmtopo.ctl_path(d, "g2") + suffix).st_mode))
+                self.assertEqual(g.config, ("kvm", "off", 9000, True))
+            finally:
+                os.close(g.fd_in)
+                os.close(g.fd_out)
 
 
 if __name__ == "__main__":
