@@ -199,6 +199,17 @@ def build_image(root, workdir, term):
 
 # ---------------------------------------------------------------- guests
 
+def use_vhost(mode, usable, accel):
+    """vhost=on for the guests? mode 'auto': with KVM where vhost-net is
+    usable (as tests/vm/run.sh); 'on': also under TCG (QEMU does not need
+    KVM for vhost-net: its memory core signals the ioeventfds and it
+    relays the call eventfds itself); 'off': never."""
+    if mode == "on" and not usable:
+        raise CmdError("vm: --vm-vhost on, but vhost-net is not usable "
+                       "here")
+    return usable and (mode == "on" or (mode == "auto" and accel == "kvm"))
+
+
 def ctl_path(workdir, name):
     """The control channel's FIFOs are this path + ".in" and ".out"
     (QEMU's pipe chardev)."""
@@ -210,8 +221,8 @@ def qemu_argv(name, tap, ip, mac, image, accel, offloads, mtu, vhost,
     """The command line of guest name (tap, ip, mac as in GUESTS) on
     image (build_image's kernel and initrd), in the switch namespace and
     killed with its parent: accel 'kvm' or 'tcg', offloads 'on' or 'off'
-    (off: the device's csum=off), the guest's MTU, vhost whether
-    /dev/vhost-net is usable. A list of
+    (off: the device's csum=off), the guest's MTU, vhost: vhost=on
+    (use_vhost() decides). A list of
     arguments, each option value one element: nothing goes through a
     shell. Pure: creates nothing (start() makes the FIFOs)."""
     dev = "virtio-net-pci,netdev=n0,mac=%s,romfile=" % mac
@@ -220,12 +231,7 @@ def qemu_argv(name, tap, ip, mac, image, accel, offloads, mtu, vhost,
     if mtu != 1500:
         dev += ",host_mtu=%d" % mtu
     netdev = "tap,id=n0,ifname=%s,script=no,downscript=no" % tap
-    # vhost-net only with KVM, as tests/vm/run.sh does. QEMU itself does
-    # not need KVM for it (under TCG the memory core signals the
-    # ioeventfds and QEMU relays the call eventfds in userspace), so this
-    # is the harness's choice: under TCG the guests use QEMU's userspace
-    # virtio-net backend.
-    if vhost and accel == "kvm":
+    if vhost:
         netdev += ",vhost=on"
     machine = ["-machine", "pc,accel=kvm", "-cpu", "host"] \
         if accel == "kvm" else ["-machine", "pc,accel=tcg"]
@@ -366,7 +372,8 @@ class VmTopo(NetnsTopo):
 
     name = "vm"
 
-    def __init__(self, root, procs, term, workdir, accel="auto", **kw):
+    def __init__(self, root, procs, term, workdir, accel="auto",
+                 vhost="auto", **kw):
         super().__init__(root, procs, term, **kw)
         self.workdir = workdir
         os.makedirs(workdir, exist_ok=True)
@@ -379,7 +386,7 @@ class VmTopo(NetnsTopo):
             raise CmdError("vm: no accelerator (KVM unusable; --vm-accel "
                            "tcg for a plumbing check)")
         self.accel = accel
-        self.vhost = vhost_state()[0]
+        self.vhost = use_vhost(vhost, vhost_state()[0], accel)
         self.guests = {g: Guest(g, workdir, procs) for g in GUESTS}
         self.image = None
 
@@ -402,8 +409,7 @@ class VmTopo(NetnsTopo):
         t0 = time.time()
         self.term.say("vm: booting %s (%s, offloads %s, MTU %d%s)" % (
             ", ".join(g.name for g in todo), self.accel, setting.offloads,
-            setting.mtu, ", vhost-net" if self.vhost and
-            self.accel == "kvm" else ""))
+            setting.mtu, ", vhost-net" if self.vhost else ""))
         for g in todo:
             g.start(self.image, *want)
         for g in todo:
@@ -523,9 +529,7 @@ class VmTopo(NetnsTopo):
 
     def describe(self):
         info = super().describe()
-        # What the guests use: vhost=on only with KVM (qemu_argv).
-        info["vm"] = {"accel": self.accel,
-                      "vhost_net": bool(self.vhost and self.accel == "kvm"),
+        info["vm"] = {"accel": self.accel, "vhost_net": self.vhost,
                       "memory_mb": MEM_MB, "vcpus": 1,
                       "image": (self.image or {}).get("info"),
                       "qemu": out(["qemu-system-x86_64", "--version"],

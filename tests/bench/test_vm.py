@@ -176,16 +176,28 @@ class QemuArgv(unittest.TestCase):
         self.assertFalse([x for x in p if x.startswith("host_mtu=")])
 
     def test_tcg(self):
-        """accel=tcg, no -cpu host, and no vhost=on even where vhost-net is
-        usable: the harness (as tests/vm/run.sh) asks for vhost-net only
-        with KVM, although QEMU does not need KVM for it."""
-        argv = qemu("tcg", vhost=True)
-        self.assertEqual(option(argv, "-machine"), ["pc,accel=tcg"])
-        self.assertEqual(option(argv, "-cpu"), [])
-        self.assertNotIn("accel=kvm", " ".join(argv))
-        netdev = option(argv, "-netdev")[0]
-        self.assertNotIn("vhost=on", props(netdev))
-        self.assertIn("ifname=%s" % vmtopo.GUESTS["g1"][0], props(netdev))
+        """accel=tcg, no -cpu host; vhost=on as asked (--vm-vhost on)."""
+        for vh in (False, True):
+            argv = qemu("tcg", vhost=vh)
+            self.assertEqual(option(argv, "-machine"), ["pc,accel=tcg"])
+            self.assertEqual(option(argv, "-cpu"), [])
+            self.assertNotIn("accel=kvm", " ".join(argv))
+            netdev = option(argv, "-netdev")[0]
+            self.assertEqual("vhost=on" in props(netdev), vh)
+            self.assertIn("ifname=%s" % vmtopo.GUESTS["g1"][0],
+                          props(netdev))
+
+    def test_use_vhost(self):
+        """--vm-vhost: auto only with KVM, on under TCG too, off never;
+        never where vhost-net is unusable (on: an error)."""
+        u = vmtopo.use_vhost
+        self.assertTrue(u("auto", True, "kvm"))
+        self.assertFalse(u("auto", True, "tcg"))
+        self.assertTrue(u("on", True, "tcg"))
+        self.assertFalse(u("off", True, "kvm"))
+        self.assertFalse(u("auto", False, "kvm"))
+        with self.assertRaises(vmtopo.CmdError):
+            u("on", False, "kvm")
 
     def test_separate_elements(self):
         """Every option is followed by its value as one element: no element
