@@ -27,6 +27,16 @@ FAMILIES = [
      "better)", ("tcp_crr",), "tps", False, "bridge"),
     ("fwd64.png", "64 B forwarding, kpps delivered to the tap (higher is "
      "better)", ("fwd64", "fwd64_tap"), "delivered_kpps", False, "bridge"),
+    # --topology vhost.
+    ("vhost_pps.png", "Through vhost-net: frames delivered, kpps (higher "
+     "is better)", ("vhost_pps",), "delivered_kpps", False, "bridge"),
+    ("vhost_gso.png", "Through vhost-net: GSO bulk, Gbit/s (higher is "
+     "better)", ("vhost_gso",), "gbps", False, "bridge"),
+    ("vhost_rr.png", "Through vhost-net: request/response 64 B, p50 in us "
+     "(lower is better)", ("vhost_rr",), "p50_us", False, "bridge"),
+    ("vhost_cpu.png", "Through vhost-net: CPU per frame with the vhost "
+     "workers, ns (lower is better)", matrix.VHOST_TESTS, "cpu_ns", False,
+     "bridge"),
     ("cpu.png", "BPF program CPU per frame, ns (lower is better)",
      tuple(matrix.TESTS), "prog_ns", True, "tc-minimal"),
 ]
@@ -51,7 +61,8 @@ def _title(row):
     standin, offloads, mtu, test, variant, direction = row
     what = {"tcp_stream": "stream %s" % variant, "udp": "udp %s B" % variant,
             "fwd64": "fwd64 %s B, veth port" % variant,
-            "fwd64_tap": "fwd64 %s B, tap port" % variant}.get(test, test)
+            "fwd64_tap": "fwd64 %s B, tap port" % variant,
+            "vhost_pps": "vhost %s B" % variant}.get(test, test)
     return "%s offl. %s%s\n%s %s" % (
         standin, offloads, "" if mtu == 1500 else " MTU %d" % mtu, what,
         matrix.ARROW.get(direction, direction))
@@ -125,7 +136,9 @@ def family(groups, paths, tests, metric, path_png, title, ref=None,
         "interval excludes 1.0)" % ref if ref else ""), fontsize=8,
         y=0.02, va="bottom")
     fig.tight_layout(rect=(0, 0.05, 1, 0.95 if nrow > 1 else 0.9))
-    fig.savefig(path_png, dpi=110)
+    # tight: a narrow figure's legend and caption are wider than its
+    # panels.
+    fig.savefig(path_png, dpi=110, bbox_inches="tight")
     plt.close(fig)
     return path_png
 
