@@ -62,7 +62,8 @@ def _cpu(*docs):
     one could not read its schedstat."""
     own = vh = 0
     for d in docs:
-        if d.get("cpu_ns", -1) < 0:
+        # No worker found: its time would be missing, not zero.
+        if d.get("cpu_ns", -1) < 0 or not d.get("vhost_workers"):
             return None, None
         own += d["cpu_ns"]
         vh += d["vhost_cpu_ns"]
@@ -75,6 +76,7 @@ class Peer:
 
     def __init__(self, topo, argv, name):
         self.name = name
+        self.out = None
         fd, self.ready = tempfile.mkstemp(prefix="xnbv-ready.")
         os.close(fd)
         os.unlink(self.ready)
@@ -88,6 +90,9 @@ class Peer:
             time.sleep(0.02)
 
     def finish(self, timeout=10):
+        """Stop it (once) and return its (stdout, stderr)."""
+        if self.out is not None:
+            return self.out
         if self.p.poll() is None:
             self.p.send_signal(signal.SIGINT)
         try:
@@ -99,7 +104,8 @@ class Peer:
             os.unlink(self.ready)
         except OSError:
             pass
-        return o or "", e or ""
+        self.out = (o or "", e or "")
+        return self.out
 
     def result(self):
         o, e = self.finish()
@@ -152,7 +158,14 @@ def run_stream(topo, ep, item, duration):
     # failed.
     rx = Peer(topo, ["recv", "--tap", dst[0]] + f +
               ["--any-order", "--timeout", str(duration + 30)], "recv")
-    topo.probe_clear()
+    try:
+        return _stream(topo, item, duration, src, dst, f, send_opts, rx,
+                       gso)
+    finally:
+        rx.finish()  # whatever went wrong: no receiver outlives its cell
+
+
+def _stream(topo, item, duration, src, dst, f, send_opts, rx, gso):
     b0 = topo.batched()
     busy0 = _busy_ns()
     tx0 = topo.tap_stat(dst[0], "tx_dropped")
@@ -163,10 +176,8 @@ def run_stream(topo, ep, item, duration):
             capture_output=True, text=True,
             timeout=duration + 30)
     except subprocess.TimeoutExpired as e:
-        rx.finish()
         raise CmdError("xnb_vhost send timed out") from e
     if cp.returncode not in (0, 1):
-        rx.finish()
         raise CmdError("xnb_vhost send failed (exit %d): %s" % (
             cp.returncode, cp.stderr.strip()[-300:]))
     drain(topo, dst[0])
@@ -211,7 +222,13 @@ def run_rr(topo, ep, item, duration):
                 ["--duration", str(duration + 30)], "echo")
     # The echo answers to the request's source: its own flow options
     # only pick what it listens to (--dport).
-    topo.probe_clear()
+    try:
+        return _rr(topo, duration, src, dst, opts, echo)
+    finally:
+        echo.finish()
+
+
+def _rr(topo, duration, src, dst, opts, echo):
     b0 = topo.batched()
     try:
         cp = subprocess.run(
@@ -220,7 +237,6 @@ def run_rr(topo, ep, item, duration):
                   ["--duration", str(duration), "--timeout", "1"]),
             capture_output=True, text=True, timeout=duration + 60)
     except subprocess.TimeoutExpired as e:
-        echo.finish()
         raise CmdError("xnb_vhost rr timed out") from e
     b1 = topo.batched()
     ed, _ = echo.result()

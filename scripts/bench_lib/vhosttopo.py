@@ -23,6 +23,7 @@ cell: the proof that the cell's frames took that path.
 """
 
 import os
+import platform
 import re
 import subprocess
 import sys
@@ -54,6 +55,19 @@ fcntl.ioctl(fd, 0x400454d9, struct.pack("16sH22x", b"", 0x0400))
 print("READY", flush=True)
 signal.pause()
 """
+
+
+# The hist trigger that adds up the frames of every batch. Its own filter:
+# an event's filter does not hold back its triggers, and a call without
+# msg_control (vhost-net's single-frame path) fetches type and num through
+# a NULL pointer (undefined values).
+HIST = "hist:keys=type:vals=num if ctl != 0 && type == 2"
+
+
+def hist_total(text):
+    """The sum of 'num' over a hist file's TUN_MSG_PTR (type 2) entry."""
+    return sum(int(m) for m in re.findall(
+        r"\{\s*type:\s*2\s*\}.*?\bnum:\s*(\d+)", text))
 
 
 def tracefs_write(path, text):
@@ -112,6 +126,7 @@ class VhostTopo(topo_mod.NetnsTopo):
         self.vhost_tool = os.path.join(self.tools, "xnb_vhost")
         self.holders = {}
         self.probe = None  # why there is no kprobe, or None while unset
+        self.mounted = False  # tracefs mounted by probe_start()
 
     # ------------------------------------------------------------- build
 
@@ -172,12 +187,19 @@ class VhostTopo(topo_mod.NetnsTopo):
 
     def probe_start(self):
         """A kprobe on tun_sendmsg, in a tracing instance of ours, that
-        records what vhost-net hands over as XDP buffers (struct
-        tun_msg_ctl: type TUN_MSG_PTR = 2, num frames)."""
+        adds up what vhost-net hands over as XDP buffers (struct
+        tun_msg_ctl: type TUN_MSG_PTR = 2, num frames) in a hist trigger:
+        a total that no full ring buffer can drop records of."""
+        if platform.machine() != "x86_64":
+            self.probe = "the kprobe reads x86-64 registers; this is %s" \
+                % platform.machine()
+            return
         try:
             if not os.path.isdir(os.path.join(TRACEFS, "instances")):
                 run(["mount", "-t", "tracefs", "tracefs", TRACEFS],
                     check=False)
+                self.mounted = os.path.isdir(os.path.join(TRACEFS,
+                                                          "instances"))
             if not os.path.exists(os.path.join(TRACEFS, "kprobe_events")):
                 self.probe = "no kprobe_events in tracefs (CONFIG_KPROBE_" \
                     "EVENTS)"
@@ -188,7 +210,7 @@ class VhostTopo(topo_mod.NetnsTopo):
             off = msg_control_offset(cp.stdout)
             if off is None:
                 self.probe = "no struct msghdr msg_control in the " \
-                    "kernel's BTF"
+                    "kernel's BTF (or no bpftool)"
                 return
             self.probe_stop()
             a = "+%d(%%si)" % off
@@ -199,18 +221,30 @@ class VhostTopo(topo_mod.NetnsTopo):
             ev = os.path.join(INSTANCE, "events", PROBE_GROUP, "sendmsg")
             tracefs_write(os.path.join(ev, "filter"),
                           "ctl != 0 && type == 2\n")
-            tracefs_write(os.path.join(ev, "enable"), "1\n")
+            try:
+                tracefs_write(os.path.join(ev, "trigger"), HIST + "\n")
+            except OSError as e:
+                self.probe = "no hist trigger on the kprobe (%s: " \
+                    "CONFIG_HIST_TRIGGERS)" % e.strerror
+                self.probe_stop()
+                return
             self.probe = None
-        except OSError as e:
-            self.probe = "kprobe on tun_sendmsg: %s" % e.strerror
+        except (OSError, CmdError) as e:
+            self.probe = "kprobe on tun_sendmsg: %s" % (
+                getattr(e, "strerror", None) or e)
             self.probe_stop()
 
     def probe_stop(self):
-        ev = os.path.join(INSTANCE, "events", PROBE_GROUP, "sendmsg",
-                          "enable")
+        """Trigger, instance, event, in that order (an event with a
+        trigger cannot go), and tracefs if we mounted it."""
+        ev = os.path.join(INSTANCE, "events", PROBE_GROUP, "sendmsg")
         try:
-            if os.path.exists(ev):
-                tracefs_write(ev, "0\n")
+            if os.path.exists(os.path.join(ev, "trigger")):
+                try:
+                    tracefs_write(os.path.join(ev, "trigger"),
+                                  "!" + HIST + "\n")
+                except OSError:
+                    pass  # none set
             if os.path.isdir(INSTANCE):
                 os.rmdir(INSTANCE)
             events = read_file(os.path.join(TRACEFS, "kprobe_events"), "")
@@ -220,25 +254,18 @@ class VhostTopo(topo_mod.NetnsTopo):
                               "-:%s/sendmsg\n" % PROBE_GROUP)
         except OSError:
             pass
+        if getattr(self, "mounted", False):
+            run(["umount", TRACEFS], check=False)
+            self.mounted = False
 
     def batched(self):
-        """Frames handed over as XDP buffers so far, or None without the
-        kprobe."""
+        """Frames handed over as XDP buffers so far (the hist trigger's
+        total), or None without the kprobe."""
         if self.probe is not None:
             return None
-        text = read_file(os.path.join(INSTANCE, "trace"), "") or ""
-        return sum(int(m) for m in re.findall(r"\bnum=(\d+)", text))
-
-    def probe_clear(self):
-        """Empty the instance's buffer (it holds what the last cell
-        recorded; a full buffer would drop records)."""
-        if self.probe is None:
-            try:
-                # O_TRUNC empties the buffer.
-                os.close(os.open(os.path.join(INSTANCE, "trace"),
-                                 os.O_WRONLY | os.O_TRUNC))
-            except OSError:
-                pass
+        text = read_file(os.path.join(INSTANCE, "events", PROBE_GROUP,
+                                      "sendmsg", "hist"), "") or ""
+        return hist_total(text)
 
     # ---------------------------------------------------------- settings
 

@@ -20,11 +20,15 @@ def main(argv):
         suite)
     failed = len(result.failures) + len(result.errors) + \
         len(result.unexpectedSuccesses)
+    # A class whose setUpClass failed counts as failed but ran no test.
+    ran_failed = failed - sum(
+        1 for t, _ in result.failures + result.errors
+        if type(t).__name__ == "_ErrorHolder")
     skipped = len(result.skipped)
     # A class skipped in setUpClass counts as a skip but ran no test.
     ran_skipped = sum(1 for t, _ in result.skipped
                       if type(t).__name__ != "_ErrorHolder")
-    passed = result.testsRun - failed - ran_skipped
+    passed = result.testsRun - ran_failed - ran_skipped
     if skipped:
         print("# %d skipped" % skipped)
     print("%d passed, %d failed" % (passed, failed))

@@ -53,6 +53,19 @@ class MsgControl(unittest.TestCase):
         self.assertEqual(off % 8, 0)
 
 
+class Hist(unittest.TestCase):
+    def test_total_of_type_2(self):
+        """Only TUN_MSG_PTR's entry counts (a NULL msg_control fetches
+        garbage keys)."""
+        text = ("# trigger info: hist:keys=type:vals=hitcount,num:sort=hitcou"
+                "nt:size=2048 if ctl != 0 && type == 2 [active]\n\n"
+                "{ type:          2 } hitcount:        123  num:       4567\n"
+                "{ type:      65535 } hitcount:          3  num:        192\n"
+                "\nTotals:\n    Hits: 126\n    Entries: 2\n")
+        self.assertEqual(vhosttopo.hist_total(text), 4567)
+        self.assertEqual(vhosttopo.hist_total("# no entry\n"), 0)
+
+
 class Cells(unittest.TestCase):
     def test_payload(self):
         self.assertEqual(vhostcells.payload(64), 18)
