@@ -3,6 +3,7 @@
 tool outputs."""
 import os
 import sys
+import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -36,3 +37,13 @@ def bench_leftovers():
     if os.path.exists("/sys/fs/bpf/xdpnet/xnbbr0"):
         left.append("/sys/fs/bpf/xdpnet/xnbbr0")
     return left
+
+
+def precondition(tools, require, what):
+    """In a setUpClass: skip (or, with require, fail) unless why_not()
+    finds nothing."""
+    reason = why_not(tools)
+    if reason:
+        if require:
+            raise AssertionError("%s impossible: %s" % (what, reason))
+        raise unittest.SkipTest(reason)

@@ -90,11 +90,7 @@ class Smoke(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        reason = benchpath.why_not(TOOLS)
-        if reason:
-            if REQUIRE:
-                raise AssertionError("smoke run impossible: " + reason)
-            raise unittest.SkipTest(reason)
+        benchpath.precondition(TOOLS, REQUIRE, "smoke run")
         cls.out = tempfile.mkdtemp(prefix="xns-smoke.")
         py = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") \
             else sys.executable

@@ -36,11 +36,7 @@ class VhostSmoke(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        reason = benchpath.why_not(TOOLS)
-        if reason:
-            if REQUIRE:
-                raise AssertionError("vhost smoke run impossible: " + reason)
-            raise unittest.SkipTest(reason)
+        benchpath.precondition(TOOLS, REQUIRE, "vhost smoke run")
         ok, why = vhosttopo.vhost_state()
         if not ok:
             raise unittest.SkipTest("the kernel lacks vhost-net: " + why)
