@@ -423,8 +423,7 @@ VM_PROFILES = {
 VHOST_SETTING = Setting("vhost", "on", 1500)
 VHOST_ITEMS = [Item("vhost_pps", 64, "vm-vm"), Item("vhost_pps", 1518, "vm-vm"),
                Item("vhost_gso", 1448, "vm-vm"), Item("vhost_rr", 64, "vm-vm")]
-_VHOST_DUR = {t: d for t, d in (("vhost_pps", 3), ("vhost_gso", 3),
-                                ("vhost_rr", 3))}
+_VHOST_DUR = {"vhost_pps": 3, "vhost_gso": 3, "vhost_rr": 3}
 VHOST_PROFILES = {
     "full": {"repeats": 7, "durations": _VHOST_DUR, "paths": VHOST_PATHS,
              "plan": [(VHOST_SETTING, VHOST_ITEMS)]},

@@ -22,7 +22,7 @@ import shutil
 import stat
 import time
 
-from . import matrix, topo as topo_mod
+from . import matrix, topo as topo_mod, vhosttopo
 from .topo import BR, SW, NetnsTopo
 from .util import CmdError, nsenter, out, read_file, run
 
@@ -64,16 +64,12 @@ def kvm_state():
 
 
 def vhost_state():
-    if not os.path.exists("/dev/vhost-net"):
-        return False, "no /dev/vhost-net (this kernel has no vhost-net): " \
-            "guests use QEMU's userspace virtio-net backend, not the " \
+    """vhosttopo.vhost_state(), with what its absence means for guests."""
+    ok, why = vhosttopo.vhost_state()
+    if not ok:
+        why += ": guests use QEMU's userspace virtio-net backend, not the " \
             "datapath of the libvirt/minikube hosts this comparison is about"
-    try:
-        fd = os.open("/dev/vhost-net", os.O_RDWR)
-        os.close(fd)
-    except OSError as e:
-        return False, "/dev/vhost-net cannot be opened (%s)" % e.strerror
-    return True, "vhost-net available"
+    return ok, why
 
 
 def tooling(root):
