@@ -296,8 +296,28 @@ static __always_inline int tc_stage(struct __sk_buff *skb,
 				return tc_pass_vlan(skb, &f, t);
 		}
 	}
-	if (f.data + sizeof(struct ethhdr) <= f.data_end)
+	if (f.data + sizeof(struct ethhdr) <= f.data_end) {
 		frame_l3(&f);
+		/* A trace run's tag: past it, as the stack would be. */
+		if (f.tagged && !skb->vlan_present) {
+			struct vlan_hdr *vh = f.l3;
+
+			if ((void *)(vh + 1) > f.data_end)
+				return TC_ACT_UNSPEC;
+			f.proto = bpf_ntohs(vh->h_vlan_encapsulated_proto);
+			f.l3 = vh + 1;
+		}
+		/* A tag left in the frame under the one the stack took
+		 * out. Where the sender left the checksum to the device
+		 * (CHECKSUM_PARTIAL), the bridge sets the network header
+		 * past all the tags, or drops the frame where they do not
+		 * parse (br_dev_queue_push_xmit()). A TC program sees
+		 * neither that state nor can it do either: the bridge takes
+		 * them all. */
+		if (f.tagged &&
+		    (f.proto == ETH_P_8021Q || f.proto == ETH_P_8021AD))
+			return tc_pass_vlan(skb, &f, t);
+	}
 
 	verdict = xdpnet_decide(&f, XDPNET_STAGE_TC, t);
 	if (t) {

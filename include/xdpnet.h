@@ -317,9 +317,10 @@ enum xdpnet_ctr {
 	XDPNET_C_PASS_LOCAL, /* destination is the host (bridge or port MAC) */
 	XDPNET_C_PASS_HAIRPIN,	    /* destination behind the ingress port */
 	XDPNET_C_PASS_NOT_ATTACHED, /* destination port not attached */
-	XDPNET_C_PASS_VLAN,	    /* VLAN not allowed, or tagging differs */
-	XDPNET_C_PASS_ISOLATED,	    /* both ports isolated / a port locked */
-	XDPNET_C_PASS_REFRESH,	    /* keeps the bridge's FDB entry alive */
+	XDPNET_C_PASS_VLAN,	/* VLAN not allowed, tagging differs, or a tag
+				   inside a tag */
+	XDPNET_C_PASS_ISOLATED, /* both ports isolated / a port locked */
+	XDPNET_C_PASS_REFRESH,	/* keeps the bridge's FDB entry alive */
 	XDPNET_C_PASS_SRC,   /* source MAC not the bridge's on this port (new,
 				moved, the host's, static elsewhere) */
 	XDPNET_C_PASS_STATE, /* a port not forwarding, down, or held */

@@ -68,6 +68,11 @@
 #             the bridge forwards (before and after attach)
 #   tunnel    VXLAN without outer UDP checksums between two stand-ins, TCP
 #             inside with a partial checksum: arrives intact (sha256)
+#   qtag      tags inside the outer tag, the checksum left to the device
+#             (CHECKSUM_PARTIAL): where the tags do not parse (13 of
+#             them) the bridge drops the frame, and so it stays; two, or
+#             thirteen with a full checksum, arrive (veth stand-ins: a
+#             packet socket with a virtio-net header)
 #   tcn       STP on, a stand-in sends TCN BPDUs: during the topology
 #             change (entries age after forward_delay) a bypassed flow
 #             never floods to the others (before and after attach)
@@ -103,7 +108,7 @@ set -u
 . "$HERE/semlib.sh"
 . "$HERE/semshare.sh"
 
-CASES=${SEM_CASES:-flood,vxlan,stp,blocking,isolation,backup,neigh,moved,locked,learning,static,dynsticky,fdbrace,mtu,nfswitch,gso,ageing,silence,shortage,hub,tc,promisc,tunnel,tcn,vlan,vlanstate,qinq,vlanchange,tcx,tcxegress,xdpfilter}
+CASES=${SEM_CASES:-flood,vxlan,stp,blocking,isolation,backup,neigh,moved,locked,learning,static,dynsticky,fdbrace,mtu,nfswitch,gso,ageing,silence,shortage,hub,tc,promisc,tunnel,qtag,tcn,vlan,vlanstate,qinq,vlanchange,tcx,tcxegress,xdpfilter}
 KINDS=${SEM_KINDS:-veth,tap}
 VARIANTS=${SEM_VARIANTS:-}
 FULL=0
@@ -1209,6 +1214,31 @@ case_tunnel() { # VARIANT
 	return $st
 }
 
+# --------------------------------------------------------------- qtag
+
+# Stand-in 1 sends to 2, each with a tag of its own: 1001 two tags,
+# CHECKSUM_PARTIAL; 1002 thirteen tags, CHECKSUM_PARTIAL (the bridge
+# drops it: br_dev_queue_push_xmit() cannot find the network header);
+# 1003 thirteen tags, checksum complete. The counter at 2 reads under the
+# tags the stack leaves in.
+case_qtag() { # VARIANT
+	local v=$1 st=0 i t13=()
+	for ((i = 1; i <= 13; i++)); do t13+=(--vlan "$i"); done
+	learn_all || return 1
+	v_attach "$v" || return 1
+	m_start "q2 ${VNS[2]} eth0 ${VPORT[2]} --inband" || return 1
+	tx 1 2 "$N" --tag 1001 --vlan 5 --vlan 6 --partial || st=1
+	tx 1 2 "$N" --tag 1002 "${t13[@]}" --partial || st=1
+	tx 1 2 "$N" --tag 1003 "${t13[@]}" || st=1
+	m_end || st=1
+	expect_eq "two tags, partial checksum, at stand-in 2" "$(m_tag q2 1001)" "$N" || st=1
+	expect_eq "13 tags, partial checksum, at stand-in 2" "$(m_tag q2 1002)" 0 || st=1
+	expect_eq "13 tags, full checksum, at stand-in 2" "$(m_tag q2 1003)" "$N" || st=1
+	show_ctr "$v" "${VPORT[1]}" pass_vlan tc_redirect xdp_redirect xdp_defer_proto
+	v_detach "$v" || st=1
+	return $st
+}
+
 # ---------------------------------------------------------------- tcn
 
 # A TCN BPDU (802.1D topology change notification) from stand-in I.
@@ -1609,6 +1639,7 @@ kind_cases() {
 		NOBASE=1 run_case promisc "promiscuous bridge after attach: the host sees every forwarded frame" "$AFTER_VARIANTS" post
 	}
 	want tunnel && run_case tunnel "VXLAN noudpcsum, TCP with a partial inner checksum: intact (sha256)" "$BEFORE_VARIANTS xdp/live"
+	[ "$KIND" = veth ] && want qtag && run_case qtag "tags inside a tag, checksum left to the device: dropped where the bridge drops them, else delivered" "$BEFORE_VARIANTS"
 	want tcn && {
 		run_case tcn "STP topology change (TCN from a VM) before attach: a bypassed flow never floods" "$BEFORE_VARIANTS tc/portable/nf" pre
 		NOBASE=1 run_case tcn "STP topology change after attach: a bypassed flow never floods" "$AFTER_VARIANTS" post

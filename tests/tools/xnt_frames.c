@@ -6,7 +6,8 @@
  *
  *   xnt_frames send DEV --dst MAC [--src MAC|random] [--count N]
  *                   [--rate PPS] [--len BYTES] [--tag N] [--df]
- *                   [--saddr IP] [--daddr IP] [--direct] [--vlan VID[,ad]]
+ *                   [--saddr IP] [--daddr IP] [--direct] [--vlan VID[,ad]]...
+ *                   [--partial]
  *       IPv4/UDP frames of --len bytes (Ethernet header included, at least
  *       60) with valid IP and UDP checksums; the payload starts with
  *       "XNTF", the tag and a sequence number (0, 1, ...). --src random:
@@ -14,7 +15,12 @@
  *       Prints "sent N". Without --rate, as fast as the device takes them.
  *       --vlan: with an 802.1Q tag of that VLAN (",ad": 802.1ad) after
  *       the addresses, 4 bytes more. A receiver's stack takes the tag
- *       off before the counter sees the frame.
+ *       off before the counter sees the frame. Given again, one more tag
+ *       inside the ones before (at most 16).
+ *       --partial: with a virtio-net header that leaves the UDP checksum
+ *       to the device (NEEDS_CSUM: the field holds the pseudo-header
+ *       sum), as a guest with checksum offload sends it; the sender's
+ *       kernel marks the frame CHECKSUM_PARTIAL.
  *       --direct: past the device's qdisc and tc egress hook
  *       (PACKET_QDISC_BYPASS), as a fence through a port whose egress
  *       drops what the test sends.
@@ -26,10 +32,12 @@
  *       unicast request, as Linux's neighbour probes are). Prints "sent N".
  *   xnt_frames count DEV [--tag N] [--dst MAC] [--src MAC] [--min-len L]
  *                    [--seq-ge S] [--over L] [--timeout SECS] [--want N]
- *                    [--fence F] [--arp-op OP]
+ *                    [--fence F] [--arp-op OP] [--inband]
  *       Counts frames that arrive on DEV (not the ones it sends) and match
  *       every filter given (--arp-op: ARP frames of that operation, 1
- *       request, 2 reply). Prints "READY" once listening. Stops on
+ *       request, 2 reply; --inband: this tool's frames under VLAN tags
+ *       that the stack left in the frame, the inner ones of a frame with
+ *       several). Prints "READY" once listening. Stops on
  *       SIGTERM or SIGINT, after SECS, once N frames matched, or at the
  *       first frame with tag F (a fence, sent after everything else; not
  *       counted), and prints one line:
@@ -66,6 +74,8 @@
 #define HDRS (L2 + L3 + L4)
 #define PAY_MIN 12 /* magic, tag, seq */
 #define FRAME_MAX 9216
+#define VLANS_MAX 16
+#define PACKET_VNET_HDR_ 15 /* linux/if_packet.h */
 
 struct opts {
 	const char *cmd;
@@ -75,8 +85,10 @@ struct opts {
 	long count, want;
 	double rate, timeout;
 	int len, df, direct, have_tag, have_fence;
-	int vid, vlan_ad; /* --vlan: vid 0 none */
-	int arp_op;	  /* --arp-op: 0 any frame */
+	int nvlan, partial, inband;
+	uint16_t vlans[VLANS_MAX]; /* --vlan: the tags' TPID and VID */
+	uint16_t tpids[VLANS_MAX];
+	int arp_op; /* --arp-op: 0 any frame */
 	uint32_t tag, fence;
 	long seq_ge;
 	int min_len, over;
@@ -95,13 +107,14 @@ static void __attribute__((noreturn)) usage(void)
 {
 	fputs("usage: xnt_frames send DEV --dst MAC [--src MAC|random] "
 	      "[--count N] [--rate PPS] [--len BYTES] [--tag N] [--df] "
-	      "[--saddr IP] [--daddr IP] [--direct] [--vlan VID[,ad]]\n"
+	      "[--saddr IP] [--daddr IP] [--direct] [--vlan VID[,ad]]... "
+	      "[--partial]\n"
 	      "       xnt_frames garp DEV --src MAC --saddr IP\n"
 	      "       xnt_frames arp DEV --src MAC --saddr IP --dst MAC "
 	      "--daddr IP [--count N]\n"
 	      "       xnt_frames count DEV [--tag N] [--dst MAC] [--src MAC] "
 	      "[--min-len L] [--seq-ge S] [--timeout SECS] [--want N] "
-	      "[--over L] [--fence F] [--arp-op OP]\n",
+	      "[--over L] [--fence F] [--arp-op OP] [--inband]\n",
 	      stderr);
 	exit(2);
 }
@@ -143,15 +156,16 @@ static long parse_num(const char *s, long min, long max)
 static void parse(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
-		{ "dst", 1, 0, 'd' },	 { "src", 1, 0, 's' },
-		{ "count", 1, 0, 'c' },	 { "rate", 1, 0, 'r' },
-		{ "len", 1, 0, 'l' },	 { "tag", 1, 0, 't' },
-		{ "df", 0, 0, 'D' },	 { "saddr", 1, 0, 'S' },
-		{ "daddr", 1, 0, 'A' },	 { "min-len", 1, 0, 'm' },
-		{ "seq-ge", 1, 0, 'g' }, { "timeout", 1, 0, 'T' },
-		{ "want", 1, 0, 'w' },	 { "fence", 1, 0, 'F' },
-		{ "over", 1, 0, 'o' },	 { "direct", 0, 0, 'B' },
-		{ "vlan", 1, 0, 'V' },	 { "arp-op", 1, 0, 'P' },
+		{ "dst", 1, 0, 'd' },	  { "src", 1, 0, 's' },
+		{ "count", 1, 0, 'c' },	  { "rate", 1, 0, 'r' },
+		{ "len", 1, 0, 'l' },	  { "tag", 1, 0, 't' },
+		{ "df", 0, 0, 'D' },	  { "saddr", 1, 0, 'S' },
+		{ "daddr", 1, 0, 'A' },	  { "min-len", 1, 0, 'm' },
+		{ "seq-ge", 1, 0, 'g' },  { "timeout", 1, 0, 'T' },
+		{ "want", 1, 0, 'w' },	  { "fence", 1, 0, 'F' },
+		{ "over", 1, 0, 'o' },	  { "direct", 0, 0, 'B' },
+		{ "vlan", 1, 0, 'V' },	  { "arp-op", 1, 0, 'P' },
+		{ "partial", 0, 0, 'C' }, { "inband", 0, 0, 'I' },
 		{ 0, 0, 0, 0 },
 	};
 	int c;
@@ -202,15 +216,22 @@ static void parse(int argc, char **argv, struct opts *o)
 			break;
 		case 'V': {
 			char *c = strchr(optarg, ',');
+			int ad = c && !strcmp(c, ",ad");
 
-			o->vlan_ad = c && !strcmp(c, ",ad");
-			if (c && !o->vlan_ad)
+			if ((c && !ad) || o->nvlan == VLANS_MAX)
 				usage();
 			if (c)
 				*c = 0;
-			o->vid = parse_num(optarg, 1, 4094);
+			o->tpids[o->nvlan] = ad ? 0x88a8 : 0x8100;
+			o->vlans[o->nvlan++] = parse_num(optarg, 1, 4094);
 			break;
 		}
+		case 'C':
+			o->partial = 1;
+			break;
+		case 'I':
+			o->inband = 1;
+			break;
 		case 'S':
 		case 'A':
 			if (inet_pton(AF_INET, optarg,
@@ -349,8 +370,44 @@ static void build_udp(const struct opts *o, uint8_t *f, uint32_t seq)
 	put32(pay + 8, seq);
 	/* The pseudo-header, then the datagram (its checksum field 0). */
 	sum = csum_add(0, ip + 12, 8) + 17 + ulen;
+	if (o->partial) { /* the device adds the datagram's sum */
+		put16(udp + 6, ~csum_fold(sum) & 0xffff);
+		return;
+	}
 	sum = csum_add(sum, udp, ulen);
 	put16(udp + 6, csum_fold(sum) ? csum_fold(sum) : 0xffff);
+}
+
+/* Room for the virtio-net header (--partial) and the tags (--vlan). */
+#define PRE_MAX (10 + 4 * VLANS_MAX)
+
+/* Frame f (o->len bytes at f + PRE_MAX) with its tags and virtio-net
+ * header in front: returns where it starts, its length in *len. */
+static uint8_t *frame_out(const struct opts *o, uint8_t *f, int *len)
+{
+	uint8_t *p = f + PRE_MAX - 4 * o->nvlan;
+	int i;
+
+	memmove(p, f + PRE_MAX, 12);
+	for (i = 0; i < o->nvlan; i++) {
+		put16(p + 12 + 4 * i, o->tpids[i]);
+		put16(p + 14 + 4 * i, o->vlans[i]);
+	}
+	*len = o->len + 4 * o->nvlan;
+	if (o->partial) {
+		/* struct virtio_net_hdr, little-endian (a modern virtio
+		 * device; also the host's order here) */
+		uint16_t start = L2 + 4 * o->nvlan + L3;
+
+		p -= 10;
+		memset(p, 0, 10);
+		p[0] = 1; /* VIRTIO_NET_HDR_F_NEEDS_CSUM */
+		p[6] = start & 0xff;
+		p[7] = start >> 8;
+		p[8] = 6; /* csum_offset: the UDP checksum */
+		*len += 10;
+	}
+	return p;
 }
 
 static double now_s(void)
@@ -382,7 +439,7 @@ static int send_frame(int fd, const struct sockaddr_ll *sa, const uint8_t *f,
 
 static int cmd_send(const struct opts *o)
 {
-	static uint8_t f[FRAME_MAX + 4]; /* --vlan */
+	static uint8_t f[PRE_MAX + FRAME_MAX];
 	struct sockaddr_ll sa;
 	double t0, next;
 	long i;
@@ -399,22 +456,28 @@ static int cmd_send(const struct opts *o)
 			       sizeof(one)))
 			fail("PACKET_QDISC_BYPASS");
 	}
+	if (o->partial) {
+		int one = 1;
+
+		if (setsockopt(fd, SOL_PACKET, PACKET_VNET_HDR_, &one,
+			       sizeof(one)))
+			fail("PACKET_VNET_HDR");
+	}
 	rnd_state = (uint64_t)now_s() * 1000003 ^ (uint64_t)getpid() << 20 ^
 		    0x9e3779b97f4a7c15ULL;
 	t0 = now_s();
 	for (i = 0; i < o->count && !stop; i++) {
-		build_udp(o, f, (uint32_t)i);
-		if (o->vid) {
-			memmove(f + 16, f + 12, o->len - 12);
-			put16(f + 12, o->vlan_ad ? 0x88a8 : 0x8100);
-			put16(f + 14, o->vid);
-		}
+		uint8_t *out;
+		int len;
+
+		build_udp(o, f + PRE_MAX, (uint32_t)i);
+		out = frame_out(o, f, &len);
 		if (o->rate) {
 			next = t0 + i / o->rate;
 			while (now_s() < next)
 				usleep(50);
 		}
-		if (send_frame(fd, &sa, f, o->len + (o->vid ? 4 : 0)))
+		if (send_frame(fd, &sa, out, len))
 			fail("send");
 	}
 	printf("sent %ld\n", i);
@@ -468,11 +531,19 @@ static int cmd_arp(const struct opts *o)
 	return send_arp(o, o->dst, &o->daddr, o->count);
 }
 
-/* Is f one of our frames? Then its tag and sequence number. */
-static int ours(const uint8_t *f, ssize_t n, uint32_t *tag, uint32_t *seq)
+/* Is f one of our frames? Then its tag and sequence number. inband:
+ * under any VLAN tags left in it. */
+static int ours(const uint8_t *f, ssize_t n, int inband, uint32_t *tag,
+		uint32_t *seq)
 {
-	const uint8_t *pay = f + HDRS;
+	const uint8_t *pay;
 
+	while (inband && n >= L2 + 4 &&
+	       (get16(f + 12) == 0x8100 || get16(f + 12) == 0x88a8)) {
+		f += 4; /* only the type and what follows are read */
+		n -= 4;
+	}
+	pay = f + HDRS;
 	if (n < HDRS + PAY_MIN || f[12] != 0x08 || f[13] != 0x00 ||
 	    f[L2 + 9] != 17 || (f[L2] & 0x0f) != 5 || memcmp(pay, MAGIC, 4))
 		return 0;
@@ -517,7 +588,7 @@ static int cmd_count(const struct opts *o)
 		if (from.sll_ifindex != sa.sll_ifindex ||
 		    from.sll_pkttype == PACKET_OUTGOING || n < L2)
 			continue;
-		mine = ours(f, n, &tag, &seq);
+		mine = ours(f, n, o->inband, &tag, &seq);
 		if (mine && o->have_fence && tag == o->fence) {
 			fenced = 1;
 			continue;

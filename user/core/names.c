@@ -174,9 +174,10 @@ static const struct {
 			      "the frame ends inside its Ethernet header or "
 			      "tag" },
 	[XDPNET_CK_TAG_PROTO] = { "tag_proto",
-				  "a tag of the bridge's VLAN protocol",
+				  "one tag at most, of the bridge's VLAN "
+				  "protocol",
 				  "a tag of another protocol than the "
-				  "bridge's" },
+				  "bridge's, or a tag inside a tag" },
 	[XDPNET_CK_IN_PORT] = { "in_port", "the ingress port is carried",
 				"the ingress port is not carried" },
 	[XDPNET_CK_IN_LIVE] = { "in_live",
