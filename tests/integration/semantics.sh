@@ -42,6 +42,9 @@
 #   dynsticky a "dynamic sticky" entry under bypassed traffic for three
 #             times a 3 s ageing: the bridge keeps it, sticky, all along;
 #             then a VM sending with its MAC does not take it over
+#   notify    a static entry with activity notification, under bypassed
+#             traffic for three times a 3 s ageing: the bridge never
+#             reports it inactive; silent, it does within 10 s
 #   fdbrace   one MAC sent from two ports on both CPUs at once, with
 #             `bridge fdb replace` between (a shared or migrating MAC):
 #             after each round, frames to it from a third stand-in reach
@@ -108,7 +111,7 @@ set -u
 . "$HERE/semlib.sh"
 . "$HERE/semshare.sh"
 
-CASES=${SEM_CASES:-flood,vxlan,stp,blocking,isolation,backup,neigh,moved,locked,learning,static,dynsticky,fdbrace,mtu,nfswitch,gso,ageing,silence,shortage,hub,tc,promisc,tunnel,qtag,tcn,vlan,vlanstate,qinq,vlanchange,tcx,tcxegress,xdpfilter}
+CASES=${SEM_CASES:-flood,vxlan,stp,blocking,isolation,backup,neigh,moved,locked,learning,static,dynsticky,notify,fdbrace,mtu,nfswitch,gso,ageing,silence,shortage,hub,tc,promisc,tunnel,qtag,tcn,vlan,vlanstate,qinq,vlanchange,tcx,tcxegress,xdpfilter}
 KINDS=${SEM_KINDS:-veth,tap}
 VARIANTS=${SEM_VARIANTS:-}
 FULL=0
@@ -547,6 +550,46 @@ case_dynsticky() { # VARIANT
 	expect_at 21 "1=180" && expect_at 12 "2=180" || st=1
 	echo "after 3 sent with 2's MAC, frames from 1 to it:"
 	expect_at 122 "2=$N" || st=1
+	show_ctr "$v" "${VPORT[2]}" pass_refresh tc_redirect xdp_redirect
+	bridge -n "$SW" fdb del "${VMAC[2]}" dev "${VPORT[2]}" master 2>/dev/null
+	ip -n "$SW" link set "$BR" type bridge ageing_time 30000
+	learn_all || st=1
+	v_detach "$v" || st=1
+	return $st
+}
+
+# A static entry with activity notification (FRR's EVPN multihoming sets
+# it): the bridge says "inactive" once no frame from its source reached it
+# for an ageing time. Made before attach; ageing 3 s; 2 and 1 talk for
+# 9 s (20 frames a second each way): never inactive (sampled four times a
+# second). Then silent: inactive within 10 s (the check can fail).
+FDBN=$HERE/fdbnotify.py
+notify_is() { # STATE
+	[ "$(nsx "$SW" "$PY" "$FDBN" state "$BR" "${VMAC[2]}")" = "$1" ]
+}
+case_notify() { # VARIANT
+	local v=$1 st=0 t0
+	learn_all || return 1
+	nsx "$SW" "$PY" "$FDBN" add "${VPORT[2]}" "${VMAC[2]}" static || return 1
+	STATIC_LEFT="${VMAC[2]} dev ${VPORT[2]}" # q_reset's, should we fail
+	v_attach "$v" || return 1
+	m_start || return 1
+	# (ageing 3 s only now: see case_dynsticky)
+	learn_all || return 1
+	ip -n "$SW" link set "$BR" type bridge ageing_time 300 || return 1
+	wait_until 5 notify_is active || { echo "FAIL: the entry is not active before the traffic"; st=1; }
+	t0=$EPOCHREALTIME
+	talk_2_1 180 20 180 20 "$t0" "the bridge does not report ${VMAC[2]} active" notify_is active ||
+		{ echo "FAIL: the bridge reported a talking source inactive"; st=1; }
+	m_end || st=1
+	expect_at 21 "1=180" && expect_at 12 "2=180" || st=1
+	t0=$EPOCHREALTIME
+	if wait_until 10 notify_is inactive; then
+		echo "silent: inactive after $(since "$t0")"
+	else
+		echo "FAIL: silent for 10 s, the entry is still $(nsx "$SW" "$PY" "$FDBN" state "$BR" "${VMAC[2]}")"
+		st=1
+	fi
 	show_ctr "$v" "${VPORT[2]}" pass_refresh tc_redirect xdp_redirect
 	bridge -n "$SW" fdb del "${VMAC[2]}" dev "${VPORT[2]}" master 2>/dev/null
 	ip -n "$SW" link set "$BR" type bridge ageing_time 30000
@@ -1598,6 +1641,7 @@ kind_cases() {
 		run_case static "plain static entry: moves, frames follow, as on the bridge" "$BEFORE_VARIANTS" plain
 	}
 	want dynsticky && run_case dynsticky "a dynamic sticky entry under bypassed traffic: kept, sticky, for three ageing times; then not taken over" "$BEFORE_VARIANTS"
+	want notify && run_case notify "a static entry with activity notification under bypassed traffic: never inactive; silent, inactive" "$BEFORE_VARIANTS"
 	want fdbrace && run_case fdbrace "one MAC from two ports on both CPUs, fdb replace between: frames to it reach the bridge's port, every round" "$BEFORE_VARIANTS"
 	want mtu && {
 		run_case mtu "egress MTU 1280 set before attach: 1400/1299-byte frames never arrive, 1298 do" "$BEFORE_VARIANTS" pre

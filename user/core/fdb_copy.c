@@ -42,8 +42,11 @@ static int fdb_kind(const struct xn_link *br, const struct xn_fdb_entry *e,
 	 * ("dynamic sticky") is learned for us: it ages, so that its frames'
 	 * keep-alive must reach the bridge, and the bridge never moves it
 	 * (a frame from elsewhere with its MAC fails the source check and
-	 * goes to the bridge, which keeps it where it is). */
-	if (e->state & NUD_NOARP) {
+	 * goes to the bridge, which keeps it where it is). So is a static
+	 * one with activity notification: the bridge reports it inactive
+	 * when no frame of its source reached it for an ageing time, so
+	 * the keep-alive must reach it too. */
+	if ((e->state & NUD_NOARP) && !e->notify) {
 		v->flags |= XDPNET_FDB_STATIC;
 		return 1;
 	}

@@ -48,6 +48,10 @@ struct xn_fdb_entry {
 	__u32 master;  /* NDA_MASTER, 0 if absent */
 	__u16 state; /* ndm_state: NUD_PERMANENT (local), NUD_NOARP (static) */
 	__u8 flags;  /* ndm_flags: NTF_SELF, NTF_MASTER, ... */
+	/* NFEA_ACTIVITY_NOTIFY (FDB_NOTIFY_BIT): the bridge tells when the
+	 * entry's source falls silent for an ageing time, and again when it
+	 * talks (FRR's EVPN multihoming sets it) */
+	__u8 notify;
 };
 
 struct xn_vlan {

@@ -247,6 +247,16 @@ int xn_parse_fdb(const struct nlmsghdr *cnlh, struct xn_fdb_entry *out)
 		out->vid = nla_get_u16(tb[NDA_VLAN]);
 	if (tb[NDA_MASTER])
 		out->master = nla_get_u32(tb[NDA_MASTER]);
+	if (tb[NDA_FDB_EXT_ATTRS]) {
+		struct nlattr *ext[NFEA_MAX + 1];
+
+		if (parse_nested(ext, NFEA_MAX, tb[NDA_FDB_EXT_ATTRS], NULL))
+			return -EINVAL;
+		if (ext[NFEA_ACTIVITY_NOTIFY] &&
+		    nla_len(ext[NFEA_ACTIVITY_NOTIFY]) >= 1 &&
+		    (nla_get_u8(ext[NFEA_ACTIVITY_NOTIFY]) & FDB_NOTIFY_BIT))
+			out->notify = 1;
+	}
 	return 0;
 }
 
