@@ -112,15 +112,19 @@ enum xdpnet_tc_reason {
 /* Why a port's frames are not bypassed (user space's record; 0: they are). */
 enum xdpnet_hold {
 	XDPNET_HOLD_NONE,
-	XDPNET_HOLD_STATE,  /* STP state other than forwarding */
-	XDPNET_HOLD_DOWN,   /* device down or without carrier */
-	XDPNET_HOLD_LOCKED, /* bridge port "locked" */
-	XDPNET_HOLD_FILTER, /* a per-port filter (nwfilter, ebtables, ...) */
-	XDPNET_HOLD_BRIDGE, /* the whole bridge: hub mode (ageing_time 0),
-			       MST, or filters between ports */
-	XDPNET_HOLD_TC,	    /* tc filters or actions on its ingress */
-	XDPNET_HOLD_BACKUP, /* a backup port: without carrier, the bridge
-			       sends the frames for it there */
+	XDPNET_HOLD_STATE,    /* STP state other than forwarding */
+	XDPNET_HOLD_DOWN,     /* device down or without carrier */
+	XDPNET_HOLD_LOCKED,   /* bridge port "locked" */
+	XDPNET_HOLD_FILTER,   /* a per-port filter (nwfilter, ebtables, ...) */
+	XDPNET_HOLD_BRIDGE,   /* the whole bridge: hub mode (ageing_time 0),
+				 MST, or filters between ports */
+	XDPNET_HOLD_TC,	      /* tc filters or actions on its ingress */
+	XDPNET_HOLD_BACKUP,   /* a backup port: without carrier, the bridge
+				 sends the frames for it there */
+	XDPNET_HOLD_VLAN_DEV, /* a VLAN device on it takes its VLAN's frames
+				 before the bridge */
+	XDPNET_HOLD_VLAN_TUNNEL, /* vlan_tunnel: the bridge pops the tag of
+				    a VLAN with tunnel_info on egress */
 };
 
 /* Why a bridge bypasses nothing (xdpnet_cfg.hold; user space's record). */

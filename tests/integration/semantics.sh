@@ -87,9 +87,18 @@
 #             of that VLAN there (before and after attach)
 #   qinq      vlan_protocol 802.1ad: a C-tagged frame is untagged to the
 #             bridge (its pvid), an S-tagged one is in its VLAN
+#   vtunnel   vlan_tunnel on a port with tunnel_info for VLAN 20: frames
+#             of VLAN 20 reach it untagged, as the bridge pops the tag
+#             (before attach, and after)
 #   vlanchange a port leaves a VLAN under traffic: frames sent once the
 #             change is made (and, with xdpnet, seen: 2 s at most) never
 #             reach the port
+# Where the kernel has 802.1Q VLAN devices (a probe; skipped and named
+# otherwise):
+#   vlandev   a VLAN device (VID 7) on stand-in 1's port: frames of VID 7
+#             from it reach no stand-in (the device takes them), VID 8 and
+#             untagged ones arrive (before attach, and after: how long the
+#             follower took to hold the port is printed)
 # Other programs on the ports' hooks (tests/integration/semshare.sh says
 # more): tcx, tcxegress (where the kernel has tcx), xdpfilter (taps, where
 # xdp-filter is installed).
@@ -111,7 +120,7 @@ set -u
 . "$HERE/semlib.sh"
 . "$HERE/semshare.sh"
 
-CASES=${SEM_CASES:-flood,vxlan,stp,blocking,isolation,backup,neigh,moved,locked,learning,static,dynsticky,notify,fdbrace,mtu,nfswitch,gso,ageing,silence,shortage,hub,tc,promisc,tunnel,qtag,tcn,vlan,vlanstate,qinq,vlanchange,tcx,tcxegress,xdpfilter}
+CASES=${SEM_CASES:-flood,vxlan,stp,blocking,isolation,backup,neigh,moved,locked,learning,static,dynsticky,notify,fdbrace,mtu,nfswitch,gso,ageing,silence,shortage,hub,tc,promisc,tunnel,qtag,tcn,vlan,vlanstate,qinq,vtunnel,vlanchange,vlandev,tcx,tcxegress,xdpfilter}
 KINDS=${SEM_KINDS:-veth,tap}
 VARIANTS=${SEM_VARIANTS:-}
 FULL=0
@@ -1540,6 +1549,76 @@ case_qinq() { # VARIANT
 	return $st
 }
 
+# vlan_tunnel on stand-in 2's port, VLAN 20 mapped to tunnel id 2020: the
+# bridge pops the tag of VLAN 20 on the way out of that port (as for a
+# VXLAN device in metadata mode). Stand-in 1 sends to 2 in VLAN 20
+# (tagged): all of it arrives at 2, untagged.
+case_vtunnel() { # VARIANT pre|post
+	local v=$1 when=$2 st=0 t0
+	vlan_on || return 1
+	if [ "$when" = pre ]; then
+		bridge -n "$SW" link set dev "${VPORT[2]}" vlan_tunnel on &&
+			bridge -n "$SW" vlan add dev "${VPORT[2]}" vid 20 tunnel_info id 2020 || return 1
+		v_attach "$v" && vlan_settle "$v" true || return 1
+	else
+		# (warm's frames go in VLAN 10: learnt there first)
+		v_attach "$v" && vlan_settle "$v" true && vlan_learn && warm "$v" || return 1
+		t0=$EPOCHREALTIME
+		bridge -n "$SW" link set dev "${VPORT[2]}" vlan_tunnel on &&
+			bridge -n "$SW" vlan add dev "${VPORT[2]}" vid 20 tunnel_info id 2020 || return 1
+		v_settle "$v" "${VPORT[2]}" flags "(x & PF_FWD) == 0" || st=1
+		v_nf "$v" || echo "held $(since "$t0") s after vlan_tunnel on"
+	fi
+	bridge -n "$SW" -d vlan tunnelshow dev "${VPORT[2]}"
+	vlan_learn || return 1
+	m_start "u2 ${VNS[2]} eth0 ${VPORT[2]} --untagged --tag 1220" || return 1
+	tx 1 2 "$N" --tag 1220 --vlan 20 || st=1
+	m_end || st=1
+	expect_at 1220 "2=$N" || st=1
+	expect_eq "untagged at stand-in 2" "$(m_tag u2 1220)" "$N" || st=1
+	show_ctr "$v" "${VPORT[1]}" pass_state tc_redirect xdp_redirect
+	bridge -n "$SW" vlan del dev "${VPORT[2]}" vid 20 tunnel_info id 2020
+	bridge -n "$SW" link set dev "${VPORT[2]}" vlan_tunnel off
+	vlan_off
+	v_detach "$v" || st=1
+	return $st
+}
+
+# A VLAN device on stand-in 1's port (VID 7): __netif_receive_skb_core()
+# hands it the frames of VID 7 after tc ingress and before the bridge.
+# Stand-in 1 sends to 2 with VID 7 (none may arrive: the device takes
+# them, and they are not for its MAC), VID 8 and untagged (all arrive).
+have_8021q() {
+	ip -n "$SW" link add link "${VPORT[1]}" name "${VPORT[1]}.9" type vlan id 9 2>/dev/null &&
+		ip -n "$SW" link del "${VPORT[1]}.9"
+}
+case_vlandev() { # VARIANT pre|post
+	local v=$1 when=$2 st=0 t0 dev=${VPORT[1]}.7
+	learn_all || return 1
+	if [ "$when" = pre ]; then
+		ip -n "$SW" link add link "${VPORT[1]}" name "$dev" type vlan id 7 &&
+			ip -n "$SW" link set "$dev" up || return 1
+		v_attach "$v" || return 1
+	else
+		v_attach "$v" && warm "$v" || return 1
+		t0=$EPOCHREALTIME
+		ip -n "$SW" link add link "${VPORT[1]}" name "$dev" type vlan id 7 &&
+			ip -n "$SW" link set "$dev" up || return 1
+		v_settle "$v" "${VPORT[1]}" flags "(x & PF_FWD) == 0" || st=1
+		[ "$v" = bridge ] || v_nf "$v" || echo "held $(since "$t0") s after ip link add"
+	fi
+	m_start || return 1
+	tx 1 2 "$N" --tag 171 --vlan 7 || st=1
+	tx 1 2 "$N" --tag 172 --vlan 8 || st=1
+	tx 1 2 "$N" --tag 173 || st=1
+	m_end || st=1
+	expect_at 171 "" && expect_at 172 "2=$N" && expect_at 173 "2=$N" || st=1
+	show_ctr "$v" "${VPORT[1]}" pass_state tc_redirect xdp_redirect
+	ip -n "$SW" link del "$dev" || st=1
+	v_detach "$v" || st=1
+	return $st
+}
+
 # A VLAN change under traffic: a flow 1 -> 2 in VLAN 10 (tag 831, 50
 # frames/s) runs while stand-in 2 leaves VLAN 10. Once the bridge has made
 # the change ("bridge vlan del" returned) and, with xdpnet, its decision
@@ -1688,7 +1767,7 @@ kind_cases() {
 		run_case tcn "STP topology change (TCN from a VM) before attach: a bypassed flow never floods" "$BEFORE_VARIANTS tc/portable/nf" pre
 		NOBASE=1 run_case tcn "STP topology change after attach: a bypassed flow never floods" "$AFTER_VARIANTS" post
 	}
-	if want vlan || want vlanstate || want qinq || want vlanchange; then
+	if want vlan || want vlanstate || want qinq || want vtunnel || want vlanchange; then
 		if have_vlan_filtering; then
 			want vlan && {
 				run_case vlan "VLANs set before attach: membership, tagging, pvid as the bridge's" "$BEFORE_VARIANTS" pre
@@ -1699,9 +1778,21 @@ kind_cases() {
 				NOBASE=1 run_case vlanstate "per-VLAN state after attach: nothing in or out of that VLAN" "$AFTER_FOLLOW" post
 			}
 			want qinq && run_case qinq "802.1ad bridge: a C-tag is payload, an S-tag a VLAN" "$BEFORE_VARIANTS"
+			want vtunnel && {
+				run_case vtunnel "vlan_tunnel set before attach: the tunnel's VLAN leaves the port untagged" "$BEFORE_VARIANTS" pre
+				NOBASE=1 run_case vtunnel "vlan_tunnel set after attach: the tunnel's VLAN leaves the port untagged" "$AFTER_FOLLOW" post
+			}
 			want vlanchange && run_case vlanchange "a port leaves a VLAN under traffic: nothing sent after the change reaches it" "$AFTER_FOLLOW"
 		else
-			note "SKIP vlan, vlanstate, qinq, vlanchange: the kernel lacks bridge VLAN filtering (CONFIG_BRIDGE_VLAN_FILTERING)"
+			note "SKIP vlan, vlanstate, qinq, vtunnel, vlanchange: the kernel lacks bridge VLAN filtering (CONFIG_BRIDGE_VLAN_FILTERING)"
+		fi
+	fi
+	if want vlandev; then
+		if have_8021q; then
+			run_case vlandev "a VLAN device on a port before attach: its VLAN's frames reach no stand-in" "$BEFORE_VARIANTS" pre
+			NOBASE=1 run_case vlandev "a VLAN device on a port after attach: its VLAN's frames reach no stand-in" "$AFTER_FOLLOW" post
+		else
+			note "SKIP vlandev: the kernel lacks 802.1Q VLAN devices (CONFIG_VLAN_8021Q)"
 		fi
 	fi
 	if want tcx || want tcxegress; then

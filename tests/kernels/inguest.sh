@@ -53,7 +53,7 @@ fi
 if part vlan "semantics.sh's VLAN cases"; then
 	echo "# --- tests/integration/semantics.sh (VLAN cases)"
 	# shellcheck disable=SC2086
-	tests/integration/semantics.sh --cases vlan,vlanstate,qinq,vlanchange ${XNK_SEM_ARGS:-} || st=1
+	tests/integration/semantics.sh --cases vlan,vlanstate,qinq,vtunnel,vlanchange,vlandev ${XNK_SEM_ARGS:-} || st=1
 fi
 if part share "the hook-sharing cases"; then
 	echo "# --- tests/integration/semantics.sh ${XNK_SHARE_ARGS:=--cases xdpfilter --kinds tap}"

@@ -32,12 +32,13 @@
  *       unicast request, as Linux's neighbour probes are). Prints "sent N".
  *   xnt_frames count DEV [--tag N] [--dst MAC] [--src MAC] [--min-len L]
  *                    [--seq-ge S] [--over L] [--timeout SECS] [--want N]
- *                    [--fence F] [--arp-op OP] [--inband]
+ *                    [--fence F] [--arp-op OP] [--inband] [--untagged]
  *       Counts frames that arrive on DEV (not the ones it sends) and match
  *       every filter given (--arp-op: ARP frames of that operation, 1
  *       request, 2 reply; --inband: this tool's frames under VLAN tags
  *       that the stack left in the frame, the inner ones of a frame with
- *       several). Prints "READY" once listening. Stops on
+ *       several; --untagged: frames that arrived without a VLAN tag). Prints
+ *       "READY" once listening. Stops on
  *       SIGTERM or SIGINT, after SECS, once N frames matched, or at the
  *       first frame with tag F (a fence, sent after everything else; not
  *       counted), and prints one line:
@@ -85,7 +86,7 @@ struct opts {
 	long count, want;
 	double rate, timeout;
 	int len, df, direct, have_tag, have_fence;
-	int nvlan, partial, inband;
+	int nvlan, partial, inband, untagged;
 	uint16_t vlans[VLANS_MAX]; /* --vlan: the tags' TPID and VID */
 	uint16_t tpids[VLANS_MAX];
 	int arp_op; /* --arp-op: 0 any frame */
@@ -114,7 +115,7 @@ static void __attribute__((noreturn)) usage(void)
 	      "--daddr IP [--count N]\n"
 	      "       xnt_frames count DEV [--tag N] [--dst MAC] [--src MAC] "
 	      "[--min-len L] [--seq-ge S] [--timeout SECS] [--want N] "
-	      "[--over L] [--fence F] [--arp-op OP] [--inband]\n",
+	      "[--over L] [--fence F] [--arp-op OP] [--inband] [--untagged]\n",
 	      stderr);
 	exit(2);
 }
@@ -156,17 +157,17 @@ static long parse_num(const char *s, long min, long max)
 static void parse(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
-		{ "dst", 1, 0, 'd' },	  { "src", 1, 0, 's' },
-		{ "count", 1, 0, 'c' },	  { "rate", 1, 0, 'r' },
-		{ "len", 1, 0, 'l' },	  { "tag", 1, 0, 't' },
-		{ "df", 0, 0, 'D' },	  { "saddr", 1, 0, 'S' },
-		{ "daddr", 1, 0, 'A' },	  { "min-len", 1, 0, 'm' },
-		{ "seq-ge", 1, 0, 'g' },  { "timeout", 1, 0, 'T' },
-		{ "want", 1, 0, 'w' },	  { "fence", 1, 0, 'F' },
-		{ "over", 1, 0, 'o' },	  { "direct", 0, 0, 'B' },
-		{ "vlan", 1, 0, 'V' },	  { "arp-op", 1, 0, 'P' },
-		{ "partial", 0, 0, 'C' }, { "inband", 0, 0, 'I' },
-		{ 0, 0, 0, 0 },
+		{ "dst", 1, 0, 'd' },	   { "src", 1, 0, 's' },
+		{ "count", 1, 0, 'c' },	   { "rate", 1, 0, 'r' },
+		{ "len", 1, 0, 'l' },	   { "tag", 1, 0, 't' },
+		{ "df", 0, 0, 'D' },	   { "saddr", 1, 0, 'S' },
+		{ "daddr", 1, 0, 'A' },	   { "min-len", 1, 0, 'm' },
+		{ "seq-ge", 1, 0, 'g' },   { "timeout", 1, 0, 'T' },
+		{ "want", 1, 0, 'w' },	   { "fence", 1, 0, 'F' },
+		{ "over", 1, 0, 'o' },	   { "direct", 0, 0, 'B' },
+		{ "vlan", 1, 0, 'V' },	   { "arp-op", 1, 0, 'P' },
+		{ "partial", 0, 0, 'C' },  { "inband", 0, 0, 'I' },
+		{ "untagged", 0, 0, 'U' }, { 0, 0, 0, 0 },
 	};
 	int c;
 
@@ -231,6 +232,9 @@ static void parse(int argc, char **argv, struct opts *o)
 			break;
 		case 'I':
 			o->inband = 1;
+			break;
+		case 'U':
+			o->untagged = 1;
 			break;
 		case 'S':
 		case 'A':
@@ -552,6 +556,42 @@ static int ours(const uint8_t *f, ssize_t n, int inband, uint32_t *tag,
 	return 1;
 }
 
+/* recvfrom(), and whether the frame came with a VLAN tag that the stack
+ * took out (PACKET_AUXDATA). */
+static ssize_t recv_frame(int fd, uint8_t *f, size_t size,
+			  struct sockaddr_ll *from, socklen_t *fl, int *tagged)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(struct tpacket_auxdata))];
+	} c;
+	struct iovec iov = { f, size };
+	struct msghdr m = { .msg_name = from,
+			    .msg_namelen = *fl,
+			    .msg_iov = &iov,
+			    .msg_iovlen = 1,
+			    .msg_control = &c,
+			    .msg_controllen = sizeof(c) };
+	struct cmsghdr *cm;
+	ssize_t n;
+
+	*tagged = 0;
+	n = recvmsg(fd, &m, MSG_TRUNC | MSG_DONTWAIT);
+	if (n < 0)
+		return n;
+	*fl = m.msg_namelen;
+	for (cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm)) {
+		struct tpacket_auxdata a;
+
+		if (cm->cmsg_level != SOL_PACKET ||
+		    cm->cmsg_type != PACKET_AUXDATA)
+			continue;
+		memcpy(&a, CMSG_DATA(cm), sizeof(a));
+		*tagged = !!(a.tp_status & TP_STATUS_VLAN_VALID);
+	}
+	return n;
+}
+
 static int cmd_count(const struct opts *o)
 {
 	static uint8_t f[65536 + 128];
@@ -559,12 +599,14 @@ static int cmd_count(const struct opts *o)
 	uint32_t tags[64], tag_n[64];
 	int fenced = 0, ntags = 0, i;
 	long over = 0;
-	int fd, sz = 8 << 20;
+	int fd, sz = 8 << 20, one = 1;
 	struct sockaddr_ll sa;
 	double end = o->timeout ? now_s() + o->timeout : 0;
 
 	fd = packet_socket(o->dev, ETH_P_ALL, &sa);
 	setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz));
+	if (setsockopt(fd, SOL_PACKET, PACKET_AUXDATA, &one, sizeof(one)))
+		fail("PACKET_AUXDATA");
 	printf("READY\n");
 	fflush(stdout);
 	while (!stop && !fenced && (!end || now_s() < end) &&
@@ -573,13 +615,12 @@ static int cmd_count(const struct opts *o)
 		struct sockaddr_ll from;
 		socklen_t fl = sizeof(from);
 		uint32_t tag = 0, seq = 0;
-		int mine;
+		int mine, tagged;
 		ssize_t n;
 
 		if (poll(&p, 1, 50) <= 0)
 			continue;
-		n = recvfrom(fd, f, sizeof(f), MSG_TRUNC | MSG_DONTWAIT,
-			     (struct sockaddr *)&from, &fl);
+		n = recv_frame(fd, f, sizeof(f), &from, &fl, &tagged);
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EINTR)
 				continue;
@@ -600,6 +641,9 @@ static int cmd_count(const struct opts *o)
 		if (o->have_src && memcmp(f + 6, o->src, 6))
 			continue;
 		if (n < o->min_len)
+			continue;
+		if (o->untagged && (tagged || get16(f + 12) == 0x8100 ||
+				    get16(f + 12) == 0x88a8))
 			continue;
 		if (o->have_tag && (!mine || tag != o->tag))
 			continue;

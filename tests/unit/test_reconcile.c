@@ -58,7 +58,7 @@ struct port_case {
 	const char *kind;
 	/* changes to the default port */
 	int not_port, other_master, down, no_carrier, no_learning, isolated,
-		locked, filtered, tc_in, tc_out, backup;
+		locked, filtered, tc_in, tc_out, backup, vlan_dev, tunnel;
 	int state; /* stp_state + 1; 0: forwarding */
 	/* want */
 	int carried;
@@ -116,6 +116,14 @@ static const struct port_case port_cases[] = {
 	{ "veth with a backup port, tc ingress: tc first", "veth", .backup = 1,
 	  .tc_in = 1, .carried = 1, .flags = LRN | VETH,
 	  .hold = XDPNET_HOLD_TC },
+	/* a VLAN device takes its VLAN's frames; vlan_tunnel pops tags */
+	{ "tap with a VLAN device on it", "tun", .vlan_dev = 1, .carried = 1,
+	  .flags = LRN, .hold = XDPNET_HOLD_VLAN_DEV },
+	{ "veth with vlan_tunnel", "veth", .tunnel = 1, .carried = 1,
+	  .flags = LRN | VETH, .hold = XDPNET_HOLD_VLAN_TUNNEL },
+	{ "tap with a backup port and a VLAN device: backup first", "tun",
+	  .backup = 1, .vlan_dev = 1, .tunnel = 1, .carried = 1, .flags = LRN,
+	  .hold = XDPNET_HOLD_BACKUP },
 	{ "tap filtered and tc ingress: filter first", "tun", .filtered = 1,
 	  .tc_in = 1, .carried = 1, .flags = LRN, .hold = XDPNET_HOLD_FILTER },
 	/* the first reason wins: down, state, locked, filter */
@@ -172,6 +180,8 @@ static void test_port_want(void **state)
 		l.isolated = c->isolated;
 		l.locked = c->locked;
 		l.backup_port = c->backup ? 12 : 0;
+		l.vlan_upper = c->vlan_dev;
+		l.vlan_tunnel = c->tunnel;
 		if (c->state)
 			l.stp_state = c->state - 1;
 		if (c->filtered) {

@@ -60,6 +60,13 @@ int xn_port_want(const struct xn_link *br, const struct xn_link *l,
 	 * (learned ones it flushes), before any notification. */
 	else if (l->backup_port)
 		out->hold = XDPNET_HOLD_BACKUP;
+	/* __netif_receive_skb_core() hands a VLAN device its frames after
+	 * tc ingress and before the bridge: redirected, they would reach
+	 * another port instead. */
+	else if (l->vlan_upper)
+		out->hold = XDPNET_HOLD_VLAN_DEV;
+	else if (l->vlan_tunnel)
+		out->hold = XDPNET_HOLD_VLAN_TUNNEL;
 	if (!out->hold)
 		out->flags |= XDPNET_PORT_FWD;
 	/* tc on its egress: a TC redirect passes through it, an XDP one

@@ -138,6 +138,10 @@ static int on_event(const struct nlmsghdr *nlh, void *arg)
 		    (parsed && l.master == b->bridge) ||
 		    (!parsed && ifi->ifi_family == AF_BRIDGE))
 			batch_link(b, ifi->ifi_index);
+		/* A VLAN device coming onto a port we have, or going. */
+		if (parsed && l.link && !strcmp(l.kind, "vlan") &&
+		    !bpf_map_lookup_elem(b->port_idx, &l.link, &slot))
+			batch_link(b, l.link);
 		if (nlh->nlmsg_type == RTM_NEWLINK && parsed &&
 		    l.master == b->bridge && !mine)
 			b->newcomer = 1;

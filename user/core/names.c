@@ -102,6 +102,12 @@ static const char *const holds[][2] = {
 	[XDPNET_HOLD_BACKUP] = { "backup",
 				 "a backup port (the bridge sends frames for "
 				 "it there when its carrier drops)" },
+	[XDPNET_HOLD_VLAN_DEV] = { "vlan_dev",
+				   "a VLAN device on it (takes that VLAN's "
+				   "frames before the bridge)" },
+	[XDPNET_HOLD_VLAN_TUNNEL] = { "vlan_tunnel",
+				      "vlan_tunnel on (the bridge pops the "
+				      "tag of a tunnel's VLAN on egress)" },
 };
 
 const char *xn_hold_text(__u32 hold)

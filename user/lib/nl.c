@@ -194,6 +194,33 @@ static int link_one(const struct nlmsghdr *nlh, void *arg)
 	return xn_parse_link(nlh, l) < 0 ? -EINVAL : 0;
 }
 
+struct uppers {
+	struct xn_link *l;
+	int n;
+};
+
+static int upper_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct uppers *u = arg;
+	struct xn_link l;
+	int i;
+
+	if (xn_parse_link(nlh, &l) || !l.link || strcmp(l.kind, "vlan"))
+		return 0;
+	for (i = 0; i < u->n; i++)
+		if (u->l[i].ifindex == l.link)
+			u->l[i].vlan_upper = 1;
+	return 0;
+}
+
+/* Mark the links of l that have a VLAN device on them. */
+static int mark_vlan_uppers(struct xn_link *l, int n)
+{
+	struct uppers u = { l, n };
+
+	return n ? xn_nl_dump(RTM_GETLINK, AF_UNSPEC, 0, 0, upper_cb, &u) : 0;
+}
+
 int xn_get_link_by_index(__u32 ifindex, struct xn_link *out)
 {
 	int err;
@@ -202,7 +229,9 @@ int xn_get_link_by_index(__u32 ifindex, struct xn_link *out)
 	err = xn_nl_dump(RTM_GETLINK, AF_UNSPEC, ifindex, 0, link_one, out);
 	if (err)
 		return err;
-	return out->ifindex ? 0 : -ENODEV;
+	if (!out->ifindex)
+		return -ENODEV;
+	return out->is_port ? mark_vlan_uppers(out, 1) : 0;
 }
 
 int xn_get_link(const char *name, struct xn_link *out)
@@ -246,9 +275,18 @@ static int port_cb(const struct nlmsghdr *nlh, void *arg)
 
 int xn_list_ports(__u32 bridge_ifindex, struct xn_link **out, int *n)
 {
-	return dump_vec(RTM_GETLINK, AF_UNSPEC, 0, 0, port_cb,
-			sizeof(struct xn_link), bridge_ifindex, (void **)out,
-			n);
+	int err = dump_vec(RTM_GETLINK, AF_UNSPEC, 0, 0, port_cb,
+			   sizeof(struct xn_link), bridge_ifindex, (void **)out,
+			   n);
+
+	if (!err)
+		err = mark_vlan_uppers(*out, *n);
+	if (err) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+	}
+	return err;
 }
 
 static int bridge_cb(const struct nlmsghdr *nlh, void *arg)

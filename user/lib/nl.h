@@ -12,6 +12,9 @@ struct xn_link {
 	char name[IF_NAMESIZE];
 	char kind[16]; /* IFLA_INFO_KIND: "bridge", "tun", "veth", ... */
 	__u32 master;  /* IFLA_MASTER, 0 if none */
+	/* IFLA_LINK: the lower device of a VLAN device (0 if none, or in
+	 * another namespace: IFLA_LINK_NETNSID) */
+	__u32 link;
 	__u32 mtu;
 	__u32 flags; /* IFF_* */
 	__u8 mac[6];
@@ -39,6 +42,11 @@ struct xn_link {
 	/* proxy_arp, proxy_arp_wifi, neigh_suppress or neigh_vlan_suppress:
 	 * the bridge answers ARP or ND requests itself */
 	__u8 neigh_proxy;
+	__u8 vlan_tunnel; /* IFLA_BRPORT_VLAN_TUNNEL */
+	/* A VLAN device on this device: its VLAN's frames go to it before
+	 * the bridge sees them (xn_list_ports() and xn_get_link_by_index()
+	 * fill it in) */
+	__u8 vlan_upper;
 };
 
 struct xn_fdb_entry {

@@ -62,6 +62,8 @@ static struct nla_policy link_policy[IFLA_MAX + 1] = {
 	[IFLA_XDP] = { .type = NLA_NESTED },
 	[IFLA_AF_SPEC] = { .type = NLA_NESTED },
 	[IFLA_PROMISCUITY] = { .type = NLA_U32 },
+	[IFLA_LINK] = { .type = NLA_U32 },
+	[IFLA_LINK_NETNSID] = { .type = NLA_S32 },
 };
 
 static struct nla_policy xdp_policy[IFLA_XDP_MAX + 1] = {
@@ -101,6 +103,7 @@ static struct nla_policy brport_policy[XN_BRPORT_MAX + 1] = {
 	[IFLA_BRPORT_ISOLATED] = { .type = NLA_U8 },
 	[IFLA_BRPORT_LOCKED] = { .type = NLA_U8 },
 	[IFLA_BRPORT_BACKUP_PORT] = { .type = NLA_U32 },
+	[IFLA_BRPORT_VLAN_TUNNEL] = { .type = NLA_U8 },
 	[IFLA_BRPORT_PROXYARP] = { .type = NLA_U8 },
 	[IFLA_BRPORT_PROXYARP_WIFI] = { .type = NLA_U8 },
 	[IFLA_BRPORT_NEIGH_SUPPRESS] = { .type = NLA_U8 },
@@ -138,6 +141,8 @@ int xn_parse_link(const struct nlmsghdr *cnlh, struct xn_link *out)
 		out->master = nla_get_u32(tb[IFLA_MASTER]);
 	if (tb[IFLA_PROMISCUITY])
 		out->promiscuity = nla_get_u32(tb[IFLA_PROMISCUITY]);
+	if (tb[IFLA_LINK] && !tb[IFLA_LINK_NETNSID])
+		out->link = nla_get_u32(tb[IFLA_LINK]);
 	if (tb[IFLA_MTU])
 		out->mtu = nla_get_u32(tb[IFLA_MTU]);
 	if (tb[IFLA_ADDRESS] && nla_len(tb[IFLA_ADDRESS]) == 6)
@@ -213,6 +218,9 @@ int xn_parse_link(const struct nlmsghdr *cnlh, struct xn_link *out)
 			out->isolated = nla_get_u8(bp[IFLA_BRPORT_ISOLATED]);
 		if (bp[IFLA_BRPORT_LOCKED])
 			out->locked = nla_get_u8(bp[IFLA_BRPORT_LOCKED]);
+		if (bp[IFLA_BRPORT_VLAN_TUNNEL])
+			out->vlan_tunnel =
+				nla_get_u8(bp[IFLA_BRPORT_VLAN_TUNNEL]);
 		if (bp[IFLA_BRPORT_BACKUP_PORT])
 			out->backup_port =
 				nla_get_u32(bp[IFLA_BRPORT_BACKUP_PORT]);
