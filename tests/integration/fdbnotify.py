@@ -16,6 +16,10 @@ import socket
 import struct
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "scripts"))
+from converge_lib.nlmon import _attrs  # noqa: E402 (the path above)
+
 RTM_NEWNEIGH, RTM_GETNEIGH = 28, 30
 NLM_F_REQUEST, NLM_F_ACK, NLM_F_DUMP = 0x1, 0x4, 0x300
 NLM_F_REPLACE, NLM_F_CREATE = 0x100, 0x400
@@ -31,17 +35,6 @@ NLA_F_NESTED = 0x8000
 def attr(kind, data):
     n = 4 + len(data)
     return struct.pack("=HH", n, kind) + data + bytes((4 - n % 4) % 4)
-
-
-def attrs(buf):
-    out, off = {}, 0
-    while off + 4 <= len(buf):
-        n, kind = struct.unpack_from("=HH", buf, off)
-        if n < 4:
-            break
-        out[kind & 0x3FFF] = buf[off + 4:off + n]
-        off += (n + 3) & ~3
-    return out
 
 
 def mac_bytes(s):
@@ -92,12 +85,12 @@ def state(bridge, mac):
     for t, p in request(RTM_GETNEIGH, NLM_F_REQUEST | NLM_F_DUMP, body):
         if t != RTM_NEWNEIGH or len(p) < 12:
             continue
-        a = attrs(p[12:])
+        a = _attrs(p, 12)
         if a.get(NDA_LLADDR) != want:
             continue
         if NDA_MASTER in a and struct.unpack("=I", a[NDA_MASTER])[0] != br:
             continue
-        ext = attrs(a.get(NDA_FDB_EXT_ATTRS, b""))
+        ext = _attrs(a.get(NDA_FDB_EXT_ATTRS, b""), 0)
         bits = ext.get(NFEA_ACTIVITY_NOTIFY, b"\0")[0]
         if not bits & FDB_NOTIFY_BIT:
             return "plain"
