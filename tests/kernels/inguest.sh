@@ -26,7 +26,8 @@
 #     test_vhost_smoke.py: every path's cells valid, small frames through
 #     tun_xdp_one(); its results in $XNK_OUT/bench-vhost);
 #   - with XNK_SELFTESTS_DIR (make check-kernels-full), the kernel's own
-#     bridge tests, plain and with xdpnet (tests/kernels/selftests.sh).
+#     tests that build a bridge, plain and with xdpnet (tests/kernels/
+#     selftests.sh), with the iproute2 in XNK_SELFTESTS_PATH first in PATH.
 # XNK_PARTS: only these of "bpf core vlan share vhost bench selftests" (default:
 # all).
 # The suites' logs go to $XNK_OUT/logs when a check failed. Exit 0 only
@@ -84,7 +85,8 @@ fi
 if [ -n "${XNK_SELFTESTS_DIR:-}" ] && part selftests tests/kernels/selftests.sh; then
 	echo "# --- tests/kernels/selftests.sh"
 	# shellcheck disable=SC2086
-	XNST_LOGS=${XNK_OUT:+$XNK_OUT/logs/selftests} tests/kernels/selftests.sh "$XNK_SELFTESTS_DIR" \
+	PATH=${XNK_SELFTESTS_PATH:+$XNK_SELFTESTS_PATH:}$PATH \
+		XNST_LOGS=${XNK_OUT:+$XNK_OUT/logs/selftests} tests/kernels/selftests.sh "$XNK_SELFTESTS_DIR" \
 		${XNK_SELFTESTS_ONLY:-} || st=1
 fi
 if [ -n "${XNK_SCRIPT:-}" ]; then

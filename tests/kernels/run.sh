@@ -53,9 +53,10 @@
 #                           times a fixed piece of work at boot)
 #   XNK_SEM_ARGS="..."      more semantics.sh options for its VLAN cases
 #                           (e.g. "--kinds veth")
-#   XNK_SELFTESTS=1         also the kernel's own bridge tests, plain and with
-#                           xdpnet (tests/kernels/selftests.sh), from the
-#                           suite's linux-source package (cached; far longer)
+#   XNK_SELFTESTS=1         also the kernel's own tests that build a bridge,
+#                           plain and with xdpnet (tests/kernels/selftests.sh),
+#                           from the suite's linux-source package, with that
+#                           suite's iproute2 (both cached; far longer)
 #   XNK_SELFTESTS_ONLY="bridge_vlan_aware.sh ..."  only these selftests
 #   XNK_PARTS="bpf core vlan share vhost bench selftests"  only these parts of the guest's run
 #                           (default: all; selftests only with XNK_SELFTESTS=1)
@@ -142,7 +143,7 @@ MODS=$KDIR/lib/modules/$KVER
 
 # The kernel's network selftests, from the source package of the same
 # version (linux-source-6.1 for 6.1.0-57-amd64).
-STDIR=
+STDIR= STIP=
 if [ "${XNK_SELFTESTS:-0}" = 1 ]; then
 	STPKG=linux-source-$(echo "$KVER" | cut -d. -f1,2)
 	STDIR=$CACHE/$SUITE-selftests
@@ -152,6 +153,20 @@ if [ "${XNK_SELFTESTS:-0}" = 1 ]; then
 		apt_suite "$SUITE"
 		fetch_selftests "$STPKG" "$SUITE-selftests"
 		say "selftests: $(cat "$STDIR/package")"
+	fi
+	# The guest runs this host's userland (Debian 12); another suite's
+	# selftests get that suite's iproute2 (6.12's need iproute2 newer than
+	# 6.1 for mdb flush, mcast_max_groups, fdb_max_learned).
+	if [ "$SUITE" != bookworm ]; then
+		IPDIR=$CACHE/$SUITE-iproute2
+		if [ -x "$IPDIR/wrap/ip" ]; then
+			say "iproute2 for the selftests from the cache: $(cat "$IPDIR/package")"
+		else
+			apt_suite "$SUITE"
+			fetch_iproute2 "$SUITE-iproute2"
+			say "iproute2 for the selftests: $(cat "$IPDIR/package")"
+		fi
+		STIP=$IPDIR/wrap
 	fi
 fi
 
@@ -202,6 +217,7 @@ ARGS='${XNK_ARGS:-}'
 SELFTESTS='$STDIR'
 SEM_ARGS='${XNK_SEM_ARGS:-}'
 SELFTESTS_ONLY='${XNK_SELFTESTS_ONLY:-}'
+SELFTESTS_PATH='$STIP'
 PARTS='${XNK_PARTS:-}'
 SCRIPT='${XNK_SCRIPT:-}'
 SHARE_ARGS='${XNK_SHARE_ARGS:-}'

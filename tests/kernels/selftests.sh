@@ -9,8 +9,9 @@
 #   DIR: a copy of the guest kernel's tools/testing/selftests/net (its
 #   forwarding/ folder, and lib.sh where forwarding/lib.sh sources it),
 #   from the Debian package linux-source-X.Y (tests/kernels/run.sh
-#   caches it). TEST: forwarding/bridge_*.sh names (default: every
-#   bridge_*.sh in DIR).
+#   caches it). TEST: forwarding/*.sh names (default: every test there
+#   that builds a bridge, `grep -l 'type bridge'`, but the libraries the
+#   tests source, which are not executable).
 #
 # Each test runs twice, in a work copy of DIR (a tmpfs):
 #   - on the plain bridge: its subtests ("TEST: ... [ OK ]") as they are;
@@ -18,12 +19,22 @@
 #   - with xdpnet: forwarding/lib.sh gets a hook (appended) that, once the
 #     test's setup_wait returns and again as tests_run starts, attaches
 #     xdpnet (tc mode, with its follower) to every bridge the test built
-#     and not yet attached, and once tests_run returns (or in pre_cleanup)
-#     reads how many frames each bridge's datapath bypassed, then detaches.
+#     in the root namespace and not yet attached, and once tests_run
+#     returns (or in pre_cleanup) reads how many frames each bridge's
+#     datapath bypassed, then detaches. Bridges a test builds inside its
+#     own namespaces are counted and named, not attached.
 # Every subtest that passed on the plain bridge must pass with xdpnet; an
 # attach that fails is a failure. The output names, per test, the frames
 # xdpnet bypassed (0: the test sends no unicast xdpnet could carry, which
 # proves nothing about it, and is said).
+#
+# A verdict must not be luck: when a subtest passes on one side and fails
+# on the other, the test runs XNST_REPEAT (default 3) more times on each
+# side, interleaved, and each such subtest gets its pass rate on both. It
+# fails the run when xdpnet's rate is below the plain bridge's by more
+# than chance (Fisher's exact test, one-sided, p < 0.05), or when it never
+# passed with xdpnet and passed at least twice plain; otherwise it is
+# reported as timing-bound, with both rates.
 #
 # Output: "ok N - ..." / "not ok N - ..." per test and run, then
 # "P passed, F failed". Logs: $XNST_LOGS (default a folder under /tmp),
@@ -37,7 +48,9 @@ shift
 [ -d "$SRC/forwarding" ] || { echo "not ok 1 - no forwarding/ in $SRC"; echo "0 passed, 1 failed"; exit 1; }
 TESTS=("$@")
 if [ ${#TESTS[@]} = 0 ]; then
-	for t in "$SRC"/forwarding/bridge_*.sh; do TESTS+=("$(basename "$t")"); done
+	while read -r t; do
+		[ -x "$t" ] && TESTS+=("$(basename "$t")")
+	done < <(grep -l 'type bridge' "$SRC"/forwarding/*.sh)
 fi
 W=$(mktemp -d /tmp/xnst.XXXXXX)
 LOGS=${XNST_LOGS:-$W/logs}
@@ -48,7 +61,7 @@ notok() { N=$((N + 1)); FAIL=$((FAIL + 1)); echo "not ok $N - $*"; }
 cleanup() {
 	local b
 	# A test that died half-way may have left its bridges attached.
-	for b in $(sort -u "$W"/bridges.* 2>/dev/null); do
+	for b in $(sort -u "$W"/*.bridges 2>/dev/null); do
 		[ -e "/sys/fs/bpf/xdpnet/$b" ] && "$XDPNET" detach "$b" >/dev/null 2>&1
 	done
 	[ "$FAIL" = 0 ] && rm -rf "$W"
@@ -72,7 +85,11 @@ if [[ -n "${XNST_RUN:-}" ]]; then
 	# Attach to every bridge of the test not yet attached in this run.
 	xnst_attach()
 	{
-		local b
+		local b n
+		touch "$XNST_RUN.ran"
+		for n in $(ip netns list | cut -d' ' -f1); do
+			ip -n "$n" -j link show type bridge | jq -r --arg n "$n" '.[] | "\($n)/\(.ifname)"'
+		done >>"$XNST_RUN.nsbridges" 2>/dev/null
 		for b in $(ip -j link show type bridge | jq -r '.[].ifname'); do
 			grep -qxF "$b" "$XNST_RUN.bridges" 2>/dev/null && continue
 			if "$XNST_XDPNET" attach "$b" >>"$XNST_RUN.attach" 2>&1; then
@@ -144,7 +161,40 @@ subtests() {
 	sed -n "s/^TEST: \(.*[^ ]\) *\[ *$2 *\]\$/\1/p" "$1" | sed 's/ *$//'
 }
 
-echo "# kernel selftests from $SRC ($(cat "$SRC/package" 2>/dev/null || echo "unknown package")), Linux $(uname -r)"
+# rates TEST SUBTESTS: run TEST XNST_REPEAT more times on each side,
+# interleaved, and write $W/NAME.rates: per subtest (one a line in
+# SUBTESTS), "NAME<TAB>plain-passes<TAB>runs<TAB>xdpnet-passes<TAB>runs<TAB>
+# lost|timing". The first run of each side counts.
+rates() {
+	local t=$1 name=${1%.sh} i s mode
+	printf '%s\n' "$2" >"$W/$name.flips"
+	cp "$W/ok.$name.plain" "$W/all.$name.plain"
+	cp "$W/ok.$name.xdpnet" "$W/all.$name.xdpnet"
+	for i in $(seq "${XNST_REPEAT:-3}"); do
+		for mode in plain xdpnet; do
+			run "$t" "$mode"
+			for s in "$W/$name.$mode".*; do cp "$s" "$LOGS/$(basename "$s").$i" 2>/dev/null; done
+			subtests "$W/$name.$mode.out" OK >>"$W/all.$name.$mode"
+		done
+	done
+	while read -r s; do
+		python3 - "$s" "$W/all.$name.plain" "$W/all.$name.xdpnet" "$((${XNST_REPEAT:-3} + 1))" <<'PY'
+import math, sys
+s, pf, xf, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+p = sum(1 for l in open(pf) if l.rstrip("\n") == s)
+x = sum(1 for l in open(xf) if l.rstrip("\n") == s)
+# One-sided Fisher's exact test: the chance of xdpnet passing x or fewer
+# of its n runs when the p + x passes fall on the 2n runs at random.
+tot = p + x
+pval = sum(math.comb(n, k) * math.comb(n, tot - k) for k in range(0, x + 1)
+           if tot - k <= n) / math.comb(2 * n, tot)
+lost = x < p and (pval < 0.05 or (x == 0 and p >= 2))
+print(f"{s}\t{p}\t{n}\t{x}\t{n}\t{'lost' if lost else 'timing'}")
+PY
+	done <"$W/$name.flips" >"$W/$name.rates"
+}
+
+echo "# kernel selftests from $SRC ($(cat "$SRC/package" 2>/dev/null || echo "unknown package")), Linux $(uname -r), $(ip -V)"
 for t in "${TESTS[@]}"; do
 	name=${t%.sh}
 	if [ ! -f "$SRC/forwarding/$t" ]; then
@@ -180,21 +230,34 @@ for t in "${TESTS[@]}"; do
 	t0=$SECONDS
 	run "$t" xdpnet
 	with=$W/$name.xdpnet.out
-	subtests "$plain" OK | sort >"$W/$name.plain.ok"
-	subtests "$with" OK | sort >"$W/$name.xdpnet.ok"
-	lost=$(comm -23 "$W/$name.plain.ok" "$W/$name.xdpnet.ok") || lost="(cannot compare the subtests)"
+	subtests "$plain" OK | sort >"$W/ok.$name.plain"
+	subtests "$with" OK | sort >"$W/ok.$name.xdpnet"
 	bypassed=$(awk '{ n += $2 } END { print n + 0 }' "$W/$name.xdpnet.bypassed" 2>/dev/null)
 	bridges=$(sort -u "$W/$name.xdpnet.bridges" 2>/dev/null | tr '\n' ' ' | sed 's/ $//')
+	nsb=$(sort -u "$W/$name.xdpnet.nsbridges" 2>/dev/null | tr '\n' ' ' | sed 's/ $//')
+	[ -n "$nsb" ] && echo "# $name: bridges in the test's own namespaces, not attached: $nsb"
+	# Subtests that passed on one side only: measured again on both.
+	flips=$(comm -3 "$W/ok.$name.plain" "$W/ok.$name.xdpnet" | sed 's/^\t//')
+	lost='' timing=''
+	if [ -n "$flips" ]; then
+		rates "$t" "$flips"
+		lost=$(awk -F'\t' '$6 == "lost" { print $1 ": plain " $2 "/" $3 ", xdpnet " $4 "/" $5 }' "$W/$name.rates")
+		timing=$(awk -F'\t' '$6 != "lost" { print $1 ": plain " $2 "/" $3 ", xdpnet " $4 "/" $5 }' "$W/$name.rates")
+	fi
+	n_ok=$(grep -c . "$W/ok.$name.plain")
 	what="$name with xdpnet on ${bridges:-no bridge}: $n_ok subtests as on the plain bridge"
+	[ -n "$timing" ] && what="$what; timing-bound (pass rates): $(echo "$timing" | tr '\n' ';' | sed 's/;$//')"
 	if [ -s "$W/$name.xdpnet.failed" ]; then
 		notok "$name with xdpnet: attach failed: $(grep -m1 'xdpnet:' "$W/$name.xdpnet.attach")"
-	elif [ -z "$bridges" ]; then
-		notok "$name with xdpnet: the hook attached to nothing"
+	elif [ ! -e "$W/$name.xdpnet.ran" ]; then
+		notok "$name with xdpnet: the hook never ran (the test calls neither setup_wait nor tests_run)"
 	elif [ -n "$lost" ]; then
 		notok "$name with xdpnet: passed on the plain bridge, not with xdpnet: $(echo "$lost" | tr '\n' ';')"
-		echo "$lost" | while read -r s; do
+		awk -F'\t' '$6 == "lost" { print $1 }' "$W/$name.rates" | while read -r s; do
 			grep -A2 -F "TEST: $s" "$with" | sed 's/^/#   /'
 		done
+	elif [ -z "$bridges" ]; then
+		ok "$what; it builds no bridge in the root namespace: nothing attached ($((SECONDS - t0)) s)"
 	elif [ "$bypassed" = 0 ]; then
 		ok "$what; 0 frames bypassed: the test sends no unicast xdpnet carries ($((SECONDS - t0)) s)"
 	else

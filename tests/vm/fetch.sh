@@ -24,6 +24,11 @@
 #	(linux-source-6.1): its tools/testing/selftests/net/forwarding,
 #	lib.sh and lib/ into $CACHE/DEST, with DEST/package (needs
 #	$CACHE/busybox/busybox, for its xz)
+#   fetch_iproute2 DEST
+#	the current suite's iproute2 with the libraries it needs, its C
+#	library too, unpacked into $CACHE/DEST (the host's C library may be
+#	older than it needs): DEST/wrap/{ip,bridge,tc} start it through its
+#	own dynamic loader, DEST/package names it
 #
 # The caller defines say MSG and die MSG. Remove the cache folder to
 # download afresh.
@@ -142,6 +147,46 @@ fetch_selftests() { # PKG DEST
 	rm -rf "${CACHE:?}/$2"
 	mv "$dl/$s" "$CACHE/$2"
 	rm -rf "$dl"
+}
+
+# iproute2 and what its programs load (the C library, libbpf, libelf,
+# libmnl, libcap, libselinux, libtirpc and Kerberos under it, libxtables,
+# libdb), as named in Debian 13.
+IPROUTE2_DEBS="iproute2 libc6 libbpf1 libcap2 libdb5.3t64 libelf1t64 zlib1g
+libzstd1 libmnl0 libselinux1 libpcre2-8-0 libtirpc3t64 libgssapi-krb5-2
+libkrb5-3 libk5crypto3 libcom-err2 libkrb5support0 libkeyutils1 libssl3t64
+libxtables12"
+
+fetch_iproute2() { # DEST
+	local dl p t l v
+	dl=$(mktemp -d "$CACHE/.dl.XXXXXX")
+	mkdir -p "$dl/t"
+	say "downloading iproute2 and its libraries (about 10 MB, once)"
+	for p in $IPROUTE2_DEBS; do
+		mkdir -p "$dl/$p"
+		fetch_deb "$p" "$dl/$p" || { rm -rf "$dl"; die "cannot download $p"; }
+		cp -a "$dl/$p/x/." "$dl/t/"
+		[ "$p" = iproute2 ] && v=$(dpkg-deb -f "$dl/$p/pkg.deb" Version)
+		rm -rf "${dl:?}/$p"
+	done
+	t=$CACHE/$1
+	l="$t/usr/lib/x86_64-linux-gnu:$t/lib/x86_64-linux-gnu"
+	mkdir -p "$dl/t/wrap"
+	for p in ip bridge tc; do
+		printf '#!/bin/sh\nexec %s --library-path %s %s "$@"\n' \
+			"$t/usr/lib64/ld-linux-x86-64.so.2" "$l" "$t/usr/sbin/$p" >"$dl/t/wrap/$p"
+		chmod +x "$dl/t/wrap/$p"
+	done
+	echo "iproute2 $v" >"$dl/t/package"
+	rm -rf "${CACHE:?}/$1"
+	mv "$dl/t" "$t"
+	rm -rf "$dl"
+	# Every library found, and the program runs.
+	if "$t/usr/lib64/ld-linux-x86-64.so.2" --library-path "$l" --list "$t/usr/sbin/ip" | grep -q 'not found' ||
+		! "$t/wrap/ip" -V >/dev/null; then
+		rm -rf "${CACHE:?}/$1"
+		die "$1: iproute2 $v does not run with the libraries fetched"
+	fi
 }
 
 # busybox_ready: $CACHE/busybox/busybox, from the cache or fetched.
