@@ -280,14 +280,14 @@ check-kernels: deps
 	done; exit $$st
 
 # The whole matrix: Debian 12's 6.1 and Debian 13's 6.12, the VLAN cases
-# on veth and tap stand-ins, and the kernel's own bridge selftests, each
-# plain and with xdpnet attached (tests/kernels/selftests.sh; mausezahn
-# from netsniff-ng). Not part of `make check` (it takes far longer); the
+# on veth and tap stand-ins, and the kernel's own selftests that build a
+# bridge, each plain and with xdpnet attached (tests/kernels/selftests.sh;
+# mausezahn from netsniff-ng, arping from iputils-arping). Not part of `make check` (it takes far longer); the
 # README gives its last result.
 FULL_KERNELS ?= bookworm trixie
 check-kernels-full: deps
 	tests/vm/deps.sh
-	scripts/deps.sh netsniff-ng
+	scripts/deps.sh netsniff-ng iputils-arping
 	$(MAKE) all $(BPF_TESTS) upgrade-builds
 	@st=0; for s in $(FULL_KERNELS); do \
 		echo "== check-kernels-full: Debian $$s"; \
