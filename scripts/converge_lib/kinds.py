@@ -35,6 +35,10 @@ KINDS = {
                    "(then bypassed)",
     "hub-on": "ageing_time 0 (hub mode): everything via the bridge",
     "hub-off": "ageing_time back to 300 s: bypassed",
+    "mtu-down": "B's port MTU 1500 -> 68, under the probe's 92-byte "
+                "packets: nothing forwarded to B (nor from B: its veth "
+                "drops them)",
+    "mtu-up": "B's port MTU back to 1500: bypassed",
     "neigh-on": "proxy_arp on a port (the bridge answers ARP itself): "
                 "everything via the bridge",
     "neigh-off": "proxy_arp off: bypassed",
@@ -175,6 +179,17 @@ def hub(r, n):
                      both("bridge", "AB", "BA"), match=("link", BR))
 
 
+def mtu(r, n):
+    """The egress port's MTU, which only the follower carries (both
+    builds): the bridge drops what exceeds it (is_skb_forwardable()), a
+    redirect into a veth checks only its peer's."""
+    pb = r.topo.guests["B"].port
+    return ab_cycles(r, n, "mtu-down", "mtu-up",
+                     lambda i: ip("link", "set", "dev", pb, "mtu", "68"),
+                     lambda i: ip("link", "set", "dev", pb, "mtu", "1500"),
+                     both("none", "AB", "BA"), match=("link", pb))
+
+
 def neigh(r, n):
     pa = r.topo.guests["A"].port
 
@@ -242,6 +257,6 @@ CYCLES = [
     ("join-veth", lambda r, n: port_cycles(r, n, "C")),
     ("join-tap", lambda r, n: port_cycles(r, n, "T")),
     ("stp", stp), ("isolated", isolated), ("locked", locked),
-    ("learning", learning), ("hub", hub), ("neigh", neigh),
+    ("learning", learning), ("hub", hub), ("mtu", mtu), ("neigh", neigh),
     ("ageing", ageing), ("fdb", fdb),
 ]

@@ -586,6 +586,21 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 				break;
 			}
 		}
+		/* The filters are read again below, which takes tens of
+		 * milliseconds (the tools run). A change to ports we carry
+		 * goes in first, under the policy they already have: a port's
+		 * MTU, say, which also changes the bridge's (its lowest) and
+		 * so comes with the bridge's notification. Joining ports wait
+		 * for the filters. */
+		if (filters && !b->newcomer && !b->gone) {
+			struct xn_sync r;
+			int i;
+
+			for (i = 0; i < b->n; i++)
+				if (b->link[i] != br->ifindex)
+					xn_reconcile_link(&s, br, b->link[i],
+							  &pol, &r);
+		}
 		if ((filters || b->newcomer) && policy_refresh(&s, br, &pol))
 			b->full = 1;
 		err = apply(&s, br, b, &pol);
