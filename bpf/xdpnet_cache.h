@@ -15,7 +15,9 @@
  *  - live datapath: the ingress port, read from the kernel as on every
  *    frame, is still a forwarding, unlocked port of the bridge, learning
  *    as it did, not isolated where the egress port is, the bridge not
- *    promiscuous and not in a topology change.
+ *    promiscuous and not in a topology change; the egress port, where it
+ *    can be read, still forwarding, unlocked and isolated as it was (its
+ *    MTU is read afresh).
  * What depends on the frame itself (its length, checksums, the XDP
  * target's devmap entry) is checked on every frame by the stage's tail.
  *
@@ -99,12 +101,14 @@ static __always_inline int cache_hit(struct xdpnet_frame *f,
 	if (!XN_PERF_NOCLOCK &&
 	    (__s32)((__u32)bpf_jiffies64() - e->expire_j) > 0)
 		return 0;
+	f->out_mtu = e->mtu;
 #if XDPNET_HAVE_LIVE
 	{
-		__u32 lf, r = ~0U;
+		__u32 lf, of, r = ~0U;
+		__u64 kdev;
 		int live = stage == XDPNET_STAGE_TC
-				   ? live_port_skb(f->ctx, &lf, &r, 0)
-				   : live_port_xdp(f->ctx, &lf, &r, 0);
+				   ? live_port_skb(f->ctx, &lf, &r, &kdev, 0)
+				   : live_port_xdp(f->ctx, &lf, &r, &kdev, 0);
 
 		/* r lowered: a topology change (keep-alive by forward
 		 * delay). */
@@ -115,12 +119,18 @@ static __always_inline int cache_hit(struct xdpnet_frame *f,
 		    ((lf & XDPNET_PORT_ISOLATED) &&
 		     (e->flags & XDPNET_FLOW_OUT_ISOLATED)))
 			return 0;
+		/* The egress port, as the full decision reads it: still
+		 * forwarding, unlocked, isolated as it was; its MTU now. */
+		if (live_out(e->out_slot, e->target, &of, &f->out_mtu) &&
+		    (!(of & XDPNET_PORT_FWD) || (of & XDPNET_PORT_LOCKED) ||
+		     !(of & XDPNET_PORT_ISOLATED) !=
+			     !(e->flags & XDPNET_FLOW_OUT_ISOLATED)))
+			return 0;
 	}
 #endif
 	f->in_slot = e->in_slot;
 	f->out_slot = e->out_slot;
 	f->target = e->target;
-	f->out_mtu = e->mtu;
 	f->flow_flags = e->flags;
 	f->cached = 1;
 	return 1;

@@ -188,7 +188,7 @@ static __always_inline __u32 decide_bridge(struct xdpnet_frame *f,
 	struct xdpnet_port *in, *out;
 	struct ethhdr *eth = f->data;
 	__u8 vlan_filtering = xdpnet_cfg.vlan_filtering;
-	__u32 in_flags, slot = 0, why, now = 0;
+	__u32 in_flags, out_flags, out_mtu, slot = 0, why, now = 0;
 	__u32 refresh_j = xdpnet_cfg.refresh_j;
 	__u16 vid = 0;
 
@@ -203,17 +203,22 @@ static __always_inline __u32 decide_bridge(struct xdpnet_frame *f,
 	in_flags = in->flags;
 #if XDPNET_HAVE_LIVE
 	{
+		__u64 kdev = 0;
 		int r;
 
 		XN_AT(t, XDPNET_CK_IN_LIVE);
 		r = stage == XDPNET_STAGE_TC
-			    ? live_port_skb(f->ctx, &in_flags, &refresh_j, !!t)
-			    : live_port_xdp(f->ctx, &in_flags, &refresh_j, !!t);
+			    ? live_port_skb(f->ctx, &in_flags, &refresh_j,
+					    &kdev, !!t)
+			    : live_port_xdp(f->ctx, &in_flags, &refresh_j,
+					    &kdev, !!t);
 
 		if (r == XDPNET_LIVE_GONE)
 			return XDPNET_C_PASS_STATE;
 		if (r == XDPNET_LIVE_PROMISC)
 			return XDPNET_C_PASS_HUB;
+		if (!t)
+			live_keep_dev(f->in_slot, kdev);
 		/* The map says what user space adds: filters, carrier. */
 		in_flags &= in->flags | ~XDPNET_PORT_FWD;
 	}
@@ -323,12 +328,23 @@ static __always_inline __u32 decide_bridge(struct xdpnet_frame *f,
 	if (!out)
 		return XDPNET_C_PASS_NOT_ATTACHED;
 	XN_NOTE(t, out_slot, slot);
+	out_flags = out->flags;
+	out_mtu = out->mtu;
+#if XDPNET_HAVE_LIVE
+	/* The egress port as the bridge has it now; the map still says
+	 * what user space adds (filters, carrier, holds). */
+	if (live_out(slot, dst->ifindex, &out_flags, &out_mtu))
+		out_flags =
+			(out_flags & (out->flags | ~XDPNET_PORT_FWD)) |
+			(out->flags & ~(XDPNET_PORT_FWD | XDPNET_PORT_ISOLATED |
+					XDPNET_PORT_LOCKED));
+#endif
 	XN_AT(t, XDPNET_CK_OUT_FWD);
-	if (!(out->flags & XDPNET_PORT_FWD))
+	if (!(out_flags & XDPNET_PORT_FWD))
 		return XDPNET_C_PASS_STATE;
 	XN_AT(t, XDPNET_CK_ISOLATION);
-	if ((out->flags & XDPNET_PORT_LOCKED) ||
-	    (in_flags & out->flags & XDPNET_PORT_ISOLATED))
+	if ((out_flags & XDPNET_PORT_LOCKED) ||
+	    (in_flags & out_flags & XDPNET_PORT_ISOLATED))
 		return XDPNET_C_PASS_ISOLATED;
 
 	if (vlan_filtering) {
@@ -349,8 +365,8 @@ static __always_inline __u32 decide_bridge(struct xdpnet_frame *f,
 
 	f->target = dst->ifindex;
 	f->out_slot = slot;
-	f->out_mtu = out->mtu;
-	if (out->flags & XDPNET_PORT_ISOLATED)
+	f->out_mtu = out_mtu;
+	if (out_flags & XDPNET_PORT_ISOLATED)
 		f->flow_flags |= XDPNET_FLOW_OUT_ISOLATED;
 	if (out->flags & XDPNET_PORT_XDP_TARGET)
 		f->flow_flags |= XDPNET_FLOW_OUT_XDP;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The ingress port's bridge state, read live from the kernel.
+ * The ports' bridge state, read live from the kernel.
  *
  * Where the kernel lets a TC or XDP program reach the skb's (or xdp_buff's)
  * device and cast its rx_handler_data to the bridge's struct
@@ -11,12 +11,17 @@
  * isolated and learning flags; and of the bridge, whether it is
  * promiscuous (it then hands every frame to the host too: no bypass) and
  * whether a topology change makes it age entries after its forward delay
- * (the keep-alive then follows that delay). (Other bridge-wide settings,
- * hub mode and VLAN filtering, come from xdpnet_cfg in both builds.) Elsewhere
- * (bpf/xdpnet.bpf.c built without XDPNET_LIVE) the same facts come from the
- * ports map and xdpnet_cfg, which user space keeps up to date (the follower,
- * within milliseconds of the bridge's netlink notification). The loader tries
- * the live build first.
+ * (the keep-alive then follows that delay). The egress port too, once a
+ * frame has come in through it (its device's address is kept by slot, and
+ * checked before use: the device still has that ifindex and is a port of
+ * this bridge): its STP state, locked and isolated flags, vlan_tunnel
+ * (which holds it) and its device's MTU (where the map's is higher);
+ * until then, or when the check fails, the ports map says. (Other bridge-wide
+ * settings, hub mode and VLAN filtering, come from xdpnet_cfg in both builds.)
+ * Elsewhere (bpf/xdpnet.bpf.c built without XDPNET_LIVE) the same facts come
+ * from the ports map and xdpnet_cfg, which user space keeps up to date (the
+ * follower, within milliseconds of the bridge's netlink notification). The
+ * loader tries the live build first.
  */
 #ifndef XDPNET_LIVE_H
 #define XDPNET_LIVE_H
@@ -32,6 +37,7 @@ enum xdpnet_live {
 
 /* include/linux/if_bridge.h (kernel-internal, stable since they exist) */
 #define BR_LEARNING_ (1UL << 5)
+#define BR_VLAN_TUNNEL_ (1UL << 13)
 #define BR_ISOLATED_ (1UL << 16)
 #define BR_PORT_LOCKED_ (1UL << 21)
 #define BR_STATE_FORWARDING_ 3
@@ -40,16 +46,36 @@ enum xdpnet_live {
 extern void *bpf_cast_to_kern_ctx(void *) __ksym;
 extern void *bpf_rdonly_cast(void *obj, __u32 btf_id) __ksym;
 
+/* The device of each carried port by slot, as its frames last came in (0:
+ * none yet). Written by the stages only, read as untrusted memory. */
+__u64 xdpnet_kdev[XDPNET_MAX_PORTS] SEC(".data.kdev");
+
+/* The bridge's flags of port p as XDPNET_PORT_* (FWD: forwarding). */
+static __always_inline __u32 live_flags(struct net_bridge_port *p)
+{
+	unsigned long pf = p->flags;
+	__u32 f = 0;
+
+	if (p->state == BR_STATE_FORWARDING_)
+		f |= XDPNET_PORT_FWD;
+	if (pf & BR_LEARNING_)
+		f |= XDPNET_PORT_LEARNING;
+	if (pf & BR_ISOLATED_)
+		f |= XDPNET_PORT_ISOLATED;
+	if (pf & BR_PORT_LOCKED_)
+		f |= XDPNET_PORT_LOCKED;
+	return f;
+}
+
 /* *refresh_j: the keep-alive interval, lowered to XDPNET_REFRESH_DIV'th of
- * the bridge's forward delay during a topology change. trace: remember
- * nothing. */
+ * the bridge's forward delay during a topology change; *kdev: the
+ * device's address. trace: remember nothing. */
 static __always_inline int live_port(struct net_device *dev, __u32 *flags,
-				     __u32 *refresh_j, const int trace)
+				     __u32 *refresh_j, __u64 *kdev,
+				     const int trace)
 {
 	struct net_bridge_port *p;
 	struct net_bridge *br;
-	unsigned long pf;
-	__u32 f = 0;
 
 	if (!dev)
 		return XDPNET_LIVE_GONE;
@@ -76,33 +102,77 @@ static __always_inline int live_port(struct net_device *dev, __u32 *flags,
 		if (fd < *refresh_j)
 			*refresh_j = fd;
 	}
-	pf = p->flags;
-	if (p->state == BR_STATE_FORWARDING_)
-		f |= XDPNET_PORT_FWD;
-	if (pf & BR_LEARNING_)
-		f |= XDPNET_PORT_LEARNING;
-	if (pf & BR_ISOLATED_)
-		f |= XDPNET_PORT_ISOLATED;
-	if (pf & BR_PORT_LOCKED_)
-		f |= XDPNET_PORT_LOCKED;
-	*flags = f;
+	*flags = live_flags(p);
+	*kdev = (__u64)dev;
 	return XDPNET_LIVE_OK;
 }
 
+/* The ingress port's device, kept for frames that leave through it. */
+static __always_inline void live_keep_dev(__u32 slot, __u64 kdev)
+{
+	if (slot < XDPNET_MAX_PORTS && xdpnet_kdev[slot] != kdev)
+		xdpnet_kdev[slot] = kdev;
+}
+
+/* The egress port in slot, device ifindex, read live: 1 with *flags
+ * (XDPNET_PORT_FWD, _ISOLATED, _LOCKED; no FWD with vlan_tunnel on: the
+ * bridge pops a tunnel VLAN's tag there) and *mtu lowered to the device's
+ * (it holds the map's on entry); 0 when it cannot be
+ * read (no frame came in through it yet, or the device kept is no longer
+ * that port of this bridge): then the ports map says. */
+static __always_inline int live_out(__u32 slot, __u32 ifindex, __u32 *flags,
+				    __u32 *mtu)
+{
+	struct net_bridge_port *p;
+	struct net_bridge *br;
+	struct net_device *dev;
+	__u64 k;
+
+	if (slot >= XDPNET_MAX_PORTS)
+		return 0;
+	k = xdpnet_kdev[slot];
+	if (!k)
+		return 0;
+	dev = bpf_rdonly_cast((void *)k,
+			      bpf_core_type_id_kernel(struct net_device));
+	if ((__u32)dev->ifindex != ifindex)
+		return 0;
+	p = bpf_rdonly_cast(dev->rx_handler_data,
+			    bpf_core_type_id_kernel(struct net_bridge_port));
+	if (!p || (__u64)p->dev != k)
+		return 0;
+	/* This bridge: by the address the ingress read checked, or (a trace
+	 * run, or a bump cleared it) by ifindex. */
+	br = p->br;
+	if (!br || ((__u64)br != xdpnet_rt.br &&
+		    (__u32)br->dev->ifindex != xdpnet_cfg.bridge_ifindex))
+		return 0;
+	*flags = live_flags(p);
+	if (p->flags & BR_VLAN_TUNNEL_)
+		*flags &= ~XDPNET_PORT_FWD;
+	/* The lower of the device's and the map's: a frame over either
+	 * goes to the bridge, which decides. */
+	if (dev->mtu < *mtu)
+		*mtu = dev->mtu;
+	return 1;
+}
+
 static __always_inline int live_port_skb(struct __sk_buff *ctx, __u32 *flags,
-					 __u32 *refresh_j, const int trace)
+					 __u32 *refresh_j, __u64 *kdev,
+					 const int trace)
 {
 	struct sk_buff *skb = bpf_cast_to_kern_ctx(ctx);
 
-	return live_port(skb->dev, flags, refresh_j, trace);
+	return live_port(skb->dev, flags, refresh_j, kdev, trace);
 }
 
 static __always_inline int live_port_xdp(struct xdp_md *ctx, __u32 *flags,
-					 __u32 *refresh_j, const int trace)
+					 __u32 *refresh_j, __u64 *kdev,
+					 const int trace)
 {
 	struct xdp_buff *xdp = bpf_cast_to_kern_ctx(ctx);
 
-	return live_port(xdp->rxq->dev, flags, refresh_j, trace);
+	return live_port(xdp->rxq->dev, flags, refresh_j, kdev, trace);
 }
 
 #define XDPNET_HAVE_LIVE 1

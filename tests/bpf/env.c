@@ -40,6 +40,8 @@ struct xt_env xt_env;
 struct xt_kport xt_kwant[XT_NR_PORTS];
 bool xt_kwant_promisc;
 static bool khave_promisc;
+__u32 xt_kwant_mtu[XT_NR_PORTS];
+static __u32 khave_mtu[XT_NR_PORTS]; /* 0: the port's own (xt_ports) */
 static struct xt_kport khave[XT_NR_PORTS];
 
 __u32 xt_ifindex(int port)
@@ -185,6 +187,20 @@ bool xt_kports_sync(void)
 		khave_promisc = xt_kwant_promisc;
 	}
 
+	for (p = 0; p < XT_NR_PORTS; p++) {
+		__u32 want = xt_kwant_mtu[p] ? xt_kwant_mtu[p]
+					     : xt_ports[p].mtu,
+		      have = khave_mtu[p] ? khave_mtu[p] : xt_ports[p].mtu;
+
+		if (want == have)
+			continue;
+		if (!CHECK(!xt_sh("ip link set dev %s mtu %u", xt_ports[p].dev,
+				  want),
+			   "port %s: cannot set its MTU: %s", xt_port_name(p),
+			   xt_sh_out))
+			return false;
+		khave_mtu[p] = want;
+	}
 	for (p = 0; p < XT_NR_PORTS; p++) {
 		const struct xt_kport *w = &xt_kwant[p];
 		const char *dev = xt_ports[p].dev;

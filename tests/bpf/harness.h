@@ -71,6 +71,7 @@ enum xt_map {
 	XT_M_RT,	/* the generation */
 	XT_M_FLOWS,	/* the decision cache */
 	XT_M_DUMP,	/* the dump's switch */
+	XT_M_KDEV,	/* live build: the ports' devices (-1 elsewhere) */
 	XT_NR_MAPS,
 };
 
@@ -175,6 +176,9 @@ struct xt_kport {
 extern struct xt_kport xt_kwant[XT_NR_PORTS];
 /* The bridge device promiscuous (reset to off with the ports). */
 extern bool xt_kwant_promisc;
+/* The ports' device MTUs the current row wants (0: the port's own, what
+ * the topology resets it to); applied by xt_kports_sync(). */
+extern __u32 xt_kwant_mtu[XT_NR_PORTS];
 bool xt_kports_sync(void);
 /* Read a port's state and flags back from the kernel (netlink). */
 bool xt_kport_read(int port, struct xt_kport *out);

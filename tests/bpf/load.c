@@ -31,7 +31,7 @@ static const char *const map_names[XT_NR_MAPS] = {
 	[XT_M_VLANS] = "vlans",		  [XT_M_TX] = "tx_ports",
 	[XT_M_STATS] = "stats",		  [XT_M_TRACE_OUT] = "trace_out",
 	[XT_M_RT] = ".data.rt",		  [XT_M_FLOWS] = "flows",
-	[XT_M_DUMP] = ".data.dump",
+	[XT_M_DUMP] = ".data.dump",	  [XT_M_KDEV] = ".data.kdev",
 };
 
 static const char *const fdb_progs[] = {
@@ -221,6 +221,10 @@ static bool load_build(struct xt_build *b)
 	for (i = 0; i < XT_NR_MAPS; i++) {
 		struct bpf_map *m = find_map(b->obj, map_names[i]);
 
+		if (i == XT_M_KDEV && !b->live && !m) {
+			b->map[i] = -1;
+			continue;
+		}
 		if (!CHECK(m, "%s: no map %s", b->name, map_names[i]))
 			return false;
 		b->map[i] = bpf_map__fd(m);

@@ -171,7 +171,7 @@ bool xt_maps_digest(__u64 *h)
 
 	*h = 0xcbf29ce484222325ULL;
 	for (m = 0; m < XT_NR_MAPS; m++)
-		if (m != XT_M_STATS && m != XT_M_TRACE_OUT &&
+		if (m != XT_M_STATS && m != XT_M_TRACE_OUT && m != XT_M_KDEV &&
 		    !map_digest(fd(m), h))
 			return false;
 	return true;
@@ -426,6 +426,17 @@ bool xt_maps_reset(const struct xt_settings *s, const struct xt_topology *t)
 	size_t i;
 	int p;
 
+	/* No port's device known: the live build reads the egress port
+	 * from the maps until a frame comes in through it. */
+	if (fd(XT_M_KDEV) >= 0) {
+		static const __u64 none[XDPNET_MAX_PORTS];
+		__u32 zero = 0;
+
+		if (!CHECK(!bpf_map_update_elem(fd(XT_M_KDEV), &zero, none,
+						BPF_ANY),
+			   "cannot clear .data.kdev: %s", strerror(errno)))
+			return false;
+	}
 	if (!xt_cfg_put(&cfg) || !xt_map_clear(XT_M_PORT_IDX) ||
 	    !xt_map_clear(XT_M_FDB) || !xt_map_clear(XT_M_FDB_STATIC) ||
 	    !xt_map_clear(XT_M_VLANS) || !xt_stats_zero())
@@ -448,6 +459,7 @@ bool xt_maps_reset(const struct xt_settings *s, const struct xt_topology *t)
 		struct bpf_devmap_val dv = { .ifindex = v.ifindex };
 
 		xt_kwant_promisc = false;
+		xt_kwant_mtu[p] = 0;
 		xt_kwant[p] = (struct xt_kport){
 			.master = true,
 			.state = 3,

@@ -273,18 +273,43 @@ static bool promisc(void)
 	return true;
 }
 
+/* The egress port (its device known: a frame came in through it). */
+static bool b_blocked(void)
+{
+	xt_kwant[P_B].state = 1; /* listening */
+	return true;
+}
+
+static bool b_isolated(void)
+{
+	xt_kwant[P_B].isolated = true;
+	return true;
+}
+
+static bool b_mtu_68(void)
+{
+	xt_kwant_mtu[P_B] = 68; /* the 106-byte frame no longer fits */
+	return true;
+}
+
 static void kernel_changes(void)
 {
 	static const struct {
 		const char *name;
 		bool (*change)(void);
-		bool b_isolated;
+		bool b_isolated, a_isolated, b_known;
 	} c[] = {
-		{ "A not forwarding", a_blocked, false },
-		{ "A locked", a_locked, false },
-		{ "A isolated, B isolated in the map", a_isolated, true },
-		{ "A left the bridge", a_left, false },
-		{ "the bridge promiscuous", promisc, false },
+		{ "A not forwarding", a_blocked, false, false, false },
+		{ "A locked", a_locked, false, false, false },
+		{ "A isolated, B isolated in the map", a_isolated, true, false,
+		  false },
+		{ "A left the bridge", a_left, false, false, false },
+		{ "the bridge promiscuous", promisc, false, false, false },
+		{ "B (known) not forwarding", b_blocked, false, false, true },
+		{ "B (known) isolated, A isolated", b_isolated, false, true,
+		  true },
+		{ "B's (known) device MTU lowered", b_mtu_68, false, false,
+		  true },
 	};
 	size_t i;
 
@@ -300,7 +325,18 @@ static void kernel_changes(void)
 		if (c[i].b_isolated &&
 		    !xt_port_flags(P_B, XDPNET_PORT_ISOLATED, 0))
 			continue;
-		if (!xt_kports_sync() || !fill())
+		if (c[i].a_isolated) {
+			xt_kwant[P_A].isolated = true;
+			if (!xt_port_flags(P_A, XDPNET_PORT_ISOLATED, 0))
+				continue;
+		}
+		if (!xt_kports_sync())
+			continue;
+		if (c[i].b_known &&
+		    !CHECK(run(false, P_B, M_B, M_A, false) == REDIRECT,
+			   "B -> A not redirected"))
+			continue;
+		if (!fill())
 			continue;
 		gen = xt_gen();
 		if (!c[i].change() || !xt_kports_sync())

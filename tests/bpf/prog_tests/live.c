@@ -5,8 +5,9 @@
  * STP state, learning, isolated, locked, and whether the bridge is
  * promiscuous. Here the kernel alone changes (netlink, no map write): the
  * live build follows at once, the portable build keeps deciding from the
- * maps until user space updates them. The egress port is read from the
- * maps in both builds.
+ * maps until user space updates them. The egress port: from the maps
+ * in both builds until a frame has come in through it; then the live
+ * build reads its STP state, flags and MTU from the kernel too.
  */
 #include <errno.h>
 #include <string.h>
@@ -82,6 +83,41 @@ static bool kernel_locked(void)
 static bool b_listening(void)
 {
 	xt_kwant[P_B].state = 1;
+	return true;
+}
+
+/* A frame in through B (to A), as the kernel has B now: the live build
+ * keeps B's device. */
+static bool b_came_in(void)
+{
+	static __u8 frame[XT_MAX_FRAME];
+	struct xt_frame f = { .in = P_B, .src = M_B, .dst = M_A };
+	struct xt_run r = { .ifindex = xt_ifindex(P_B), .frame = frame };
+
+	r.len = xt_build_frame(&f, frame);
+	return xt_kports_sync() && xt_test_run(&r) &&
+	       CHECK(!r.err, "BPF_PROG_TEST_RUN: %s", strerror(-r.err));
+}
+
+static bool b_known_listening(void)
+{
+	return b_came_in() && b_listening();
+}
+
+static bool b_known_isolated(void)
+{
+	xt_kwant[P_A].isolated = true;
+	xt_kwant[P_B].isolated = true;
+	return b_came_in() && xt_port_flags(P_A, XDPNET_PORT_ISOLATED, 0);
+}
+
+/* B's device MTU 68 (the map keeps 9000): the 106-byte frame no longer
+ * fits. */
+static bool b_known_mtu(void)
+{
+	if (!b_came_in())
+		return false;
+	xt_kwant_mtu[P_B] = 68;
 	return true;
 }
 
@@ -189,10 +225,27 @@ static const struct xt_row rows[] = {
 	  BYPASS,
 	  { TC_PASS(HUB), XDP_ON },
 	  .setup = bridge_promisc },
-	{ .name = "egress port's STP state is the map's",
+	{ .name = "egress port's STP state before a frame came in through it: "
+		  "the map's",
 	  { TO_B },
 	  BYPASS,
 	  .setup = b_listening },
+	{ .name = "egress port's STP state, set by netlink, once a frame came "
+		  "in through it",
+	  { TO_B },
+	  BYPASS,
+	  STATE,
+	  .setup = b_known_listening },
+	{ .name = "B isolated in the kernel only (A in both), B known",
+	  { TO_B },
+	  BYPASS,
+	  { TC_PASS(ISOLATED), XDP_ON },
+	  .setup = b_known_isolated },
+	{ .name = "egress device's MTU lowered by netlink, B known",
+	  { TO_B },
+	  { TC_TO(P_B), XDP_DEFER(SIZE) },
+	  { TC_PASS(MTU), XDP_DEFER(SIZE) },
+	  .setup = b_known_mtu },
 	{ .name = "the bridge's address is cached, a stale one checked again",
 	  { TO_B },
 	  BYPASS,
