@@ -224,7 +224,8 @@ S_UPGRADE := 'upgrade=tests/integration/upgrade.sh'
 S_PROMETHEUS := 'prometheus=tests/integration/prometheus.sh'
 S_SHORT := 'trace=tests/integration/trace.sh' 'stats=tests/integration/stats.sh' \
 	'filters=tests/integration/filters.sh' 'dump=tests/integration/dump.sh' \
-	'bpffs=tests/integration/bpffs.sh' 'vhost=tests/integration/vhost.sh'
+	'bpffs=tests/integration/bpffs.sh' 'vhost=tests/integration/vhost.sh' \
+	'nsgone=tests/integration/nsgone.sh'
 INTEGRATION_SUITES := $(S_SEM_TAP) $(S_SEM_VETH) $(S_INTEGRATION) $(S_CRASH) \
 	$(S_PROMETHEUS) $(S_UPGRADE) $(S_SHORT)
 

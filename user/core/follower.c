@@ -48,6 +48,7 @@
 #include "lib/exit.h"
 #include "lib/log.h"
 #include "lib/util.h"
+#include "core/netns_held.h"
 #include "core/pins.h"
 #include "core/owner.h"
 #include "core/hooks.h"
@@ -61,6 +62,9 @@
 #include "core/dump.h"
 
 #define XN_BACKSTOP_S 30
+/* How often it looks whether anything but itself holds its network
+ * namespace (core/netns_held.h). */
+#define XN_NETNS_CHECK_S 2
 #define XN_MAX_BATCH 256
 
 static volatile sig_atomic_t stop_sig, hup_sig;
@@ -80,6 +84,7 @@ struct batch {
 	int tc;	      /* a qdisc or tc filter changed: read the filters */
 	int full;     /* reconcile everything */
 	int gone;     /* the bridge was deleted */
+	int orphan;   /* ... or its network namespace, under us */
 	int n;	      /* links to reconcile */
 	__u32 link[XN_MAX_BATCH];
 	int nfdb;
@@ -281,8 +286,14 @@ static int apply(struct xn_state *s, struct xn_link *br, struct batch *b,
 	int i, err = 0;
 
 	if (b->gone) {
-		xn_info("xdpnet: %s was deleted: removing every hook",
-			br->name);
+		if (b->orphan)
+			xn_info("xdpnet: %s: its network namespace was "
+				"deleted (nothing but this follower holds "
+				"it): removing every hook and pin",
+				br->name);
+		else
+			xn_info("xdpnet: %s was deleted: removing every hook",
+				br->name);
 		xn_reconcile_clear(s);
 		xn_state_close(s);
 		xn_state_remove(br->name);
@@ -418,7 +429,7 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 	struct xn_state s;
 	struct batch *b;
 	double next_backstop, next_fdb_check = 0, next_tcx_check = 0;
-	double next_nf_check = 0;
+	double next_nf_check = 0, next_ns_check = 0;
 	unsigned int nf_seen = nf_switches();
 	__u64 full_seen = 0, tcx_seen;
 	int fdb_recheck = 0;
@@ -540,6 +551,13 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 				nf_seen = nf;
 				filters = 1;
 			}
+		}
+		/* 'ip netns del' under us: we alone keep the namespace, its
+		 * devices and our pins alive. */
+		if (xn_mono_s() >= next_ns_check) {
+			next_ns_check = xn_mono_s() + XN_NETNS_CHECK_S;
+			if (xn_netns_held() == 0)
+				b->gone = b->orphan = 1;
 		}
 		if (hup_sig || xn_mono_s() >= next_backstop) {
 			b->full = 1;
