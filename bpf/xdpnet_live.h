@@ -43,6 +43,15 @@ enum xdpnet_live {
 #define BR_STATE_FORWARDING_ 3
 #define IFF_PROMISC_ 0x100 /* include/uapi/linux/if.h */
 
+/* Performance experiments only (scripts/bench --breakdown): a build that
+ * reads no egress port live. */
+#ifndef XN_PERF_NOEGRESS
+#define XN_PERF_NOEGRESS 0
+#else
+#undef XN_PERF_NOEGRESS
+#define XN_PERF_NOEGRESS 1
+#endif
+
 extern void *bpf_cast_to_kern_ctx(void *) __ksym;
 extern void *bpf_rdonly_cast(void *obj, __u32 btf_id) __ksym;
 
@@ -128,7 +137,7 @@ static __always_inline int live_out(__u32 slot, __u32 ifindex, __u32 *flags,
 	struct net_device *dev;
 	__u64 k;
 
-	if (slot >= XDPNET_MAX_PORTS)
+	if (slot >= XDPNET_MAX_PORTS || XN_PERF_NOEGRESS)
 		return 0;
 	k = xdpnet_kdev[slot];
 	if (!k)

@@ -71,6 +71,9 @@ VARIANTS = collections.OrderedDict([
                       what="live reads of the ingress port and bridge "
                       "(the portable datapath takes them from the ports "
                       "map)")),
+    ("noegress", dict(extra="-DXN_PERF_NOEGRESS", env={}, counters=True,
+                      what="live reads of the egress port (its state, "
+                      "flags and device MTU; the ports map's instead)")),
     ("nomtu", dict(extra="-DXN_PERF_NOMTU", env={}, counters=True,
                    what="egress MTU check (the frame's length; a GSO "
                    "frame's segments from its headers)")),
