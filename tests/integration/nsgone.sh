@@ -13,18 +13,21 @@
 #   - that process ends: the follower removes every hook and pin and
 #     exits, and the namespace goes (the stand-ins' veth ends vanish).
 #
-# Names: namespaces xnq-*, bridge xnqbr0, ports xnqv1/xnqv2.
+# Names: namespaces xng-*, bridge xngbr0, ports xngv1/xngv2 (prefix xng: no other suite has it).
 # Output: "ok N - ..." / "not ok N - ...", then "P passed, F failed".
 set -u
 . "$(dirname "$0")/lib.sh"
-SW=xnq-sw
-BR=xnqbr0
+SW=xng-sw
+BR=xngbr0
 PIN=$PIN_ROOT/$BR
-FPID=
+FPID= MINE=0
 
 parse_args "[--keep] [-v]" "$@"
-# What is ours: the follower (by pid), its pins and run files.
+# What is ours, once our attach made it (MINE): the follower (by pid),
+# its pins and run files. A preflight that found them already there
+# touches nothing.
 suite_cleanup() {
+	[ "$MINE" = 1 ] || return 0
 	[ -n "$FPID" ] && alive && is_follower "$FPID" && kill -TERM "$FPID"
 	[ -e "/run/netns/$SW" ] && [ -e "$PIN" ] && xn detach "$BR" >/dev/null 2>&1
 	[ -e "$PIN" ] && rm -rf "$PIN"
@@ -50,14 +53,15 @@ topo() {
 	ip -n "$SW" link add "$BR" type bridge stp_state 0 || return 1
 	ip -n "$SW" link set "$BR" up || return 1
 	for i in 1 2; do
-		ns_add "xnq-v$i" || return 1
-		ip -n "$SW" link add "xnqv$i" type veth peer name eth0 netns "xnq-v$i" || return 1
-		ip -n "$SW" link set "xnqv$i" master "$BR" up || return 1
-		ip -n "xnq-v$i" link set eth0 up || return 1
+		ns_add "xng-v$i" || return 1
+		ip -n "$SW" link add "xngv$i" type veth peer name eth0 netns "xng-v$i" || return 1
+		ip -n "$SW" link set "xngv$i" master "$BR" up || return 1
+		ip -n "xng-v$i" link set eth0 up || return 1
 	done
 }
 
 attached() {
+	MINE=1
 	xn attach "$BR" || return 1
 	wait_until 10 follower_pid >/dev/null || { echo "no follower runs"; return 1; }
 	FPID=$(follower_pid)
@@ -96,8 +100,8 @@ orphan_ends() {
 	[ ! -e "$PIN" ] || { echo "FAIL: $PIN left behind"; st=1; }
 	[ ! -e "/run/xdpnet/$BR.pid" ] || { echo "FAIL: /run/xdpnet/$BR.pid left behind"; st=1; }
 	# The namespace itself went: the stand-ins' veth ends with it.
-	wait_until 10 sh -c '! ip -n xnq-v1 link show eth0 >/dev/null 2>&1' ||
-		{ echo "FAIL: xnq-v1's eth0 is still there: $SW lives on"; st=1; }
+	wait_until 10 sh -c '! ip -n xng-v1 link show eth0 >/dev/null 2>&1' ||
+		{ echo "FAIL: xng-v1's eth0 is still there: $SW lives on"; st=1; }
 	grep -h 'network namespace was deleted' "/run/xdpnet/$BR.log" 2>/dev/null
 	return $st
 }
