@@ -423,6 +423,20 @@ static unsigned int nf_switches(void)
 	return v;
 }
 
+/* Do bridged frames meet the IP hooks now: br_netfilter loaded with a
+ * bridge-nf-call-* sysctl on, or one of the bridge's own nf_call_*? */
+static int nf_on_now(const struct xn_link *br)
+{
+	unsigned int v = nf_switches();
+	struct xn_link now;
+
+	if (!(v & 1U << 31) && v)
+		return 1;
+	return !xn_get_link_by_index(br->ifindex, &now) &&
+	       (now.nf_call_iptables || now.nf_call_ip6tables ||
+		now.nf_call_arptables);
+}
+
 int xn_follow_run(const char *bridge, struct xn_link *br)
 {
 	struct xn_policy pol = {};
@@ -432,7 +446,7 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 	double next_nf_check = 0, next_ns_check = 0;
 	unsigned int nf_seen = nf_switches();
 	__u64 full_seen = 0, tcx_seen;
-	int fdb_recheck = 0;
+	int fdb_recheck = 0, nf_on = nf_on_now(br);
 	int fd, nfd, lk, flk, err = 0;
 	pid_t other;
 
@@ -603,6 +617,28 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 				err = 0;
 				break;
 			}
+		}
+		/* br_netfilter just came on (the module, a sysctl, the
+		 * bridge's nf_call_*): hold the bridge until the filters are
+		 * read (they may drop what the bypass would carry; Docker
+		 * loads it with FORWARD set to DROP), however long the tools
+		 * take on a busy host. */
+		if (filters && !b->gone) {
+			int on = nf_on_now(br);
+
+			if (on && !nf_on) {
+				struct xn_policy held = pol;
+
+				held.bridge_hold = XDPNET_BHOLD_FILTERS;
+				b->full = 1;
+				err = apply(&s, br, b, &held);
+				if (err == 1) {
+					gone(bridge, lk, flk);
+					err = 0;
+					break;
+				}
+			}
+			nf_on = on;
 		}
 		/* The filters are read again below, which takes tens of
 		 * milliseconds (the tools run). A change to ports we carry
