@@ -362,7 +362,7 @@ guest_stop() { # G GRACEFUL(1/0)
 	local g=$1 p=${QPID[$1]:-} fd
 	[ -n "$p" ] || return 0
 	if [ "${2:-1}" = 1 ] && kill -0 "$p" 2>/dev/null; then
-		{ printf 'halt 10 poweroff -f\n' >&"${CIN[$g]}"; } 2>/dev/null
+		{ printf 'halt 10 11 poweroff -f\n' >&"${CIN[$g]}"; } 2>/dev/null
 		for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
 	fi
 	if kill -0 "$p" 2>/dev/null; then
@@ -384,13 +384,14 @@ guest_stop() { # G GRACEFUL(1/0)
 # guest kills COMMAND after SECS seconds; we wait a little longer.
 OUT=
 gx() {
-	local g=$1 secs=$((($2 * SLOW + 99) / 100)) id until
+	local g=$1 secs=$((($2 * SLOW + 99) / 100)) id until cmd bad=0
 	shift 2
 	SEQ[$g]=$((SEQ[$g] + 1))
 	id=${SEQ[$g]}
 	OUT=
-	echo ">>> $(date +%T) [$id] $*" >>"$W/$g.ctl.log"
-	printf '%s %s %s\n' "$id" "$secs" "$*" >&"${CIN[$g]}" || return 125
+	cmd="$*"
+	echo ">>> $(date +%T) [$id] $cmd" >>"$W/$g.ctl.log"
+	printf '%s %s %s %s\n' "$id" "$secs" "${#cmd}" "$cmd" >&"${CIN[$g]}" || return 125
 	until=$((SECONDS + secs + 5))
 	while :; do
 		if [ $SECONDS -ge $until ]; then
@@ -411,6 +412,14 @@ gx() {
 			return "${LINE##* }"
 			;;
 		XNV-END*) ;; # a command that timed out earlier
+		XNV-BAD*)
+			# The guest got the line garbled and ran nothing: again.
+			bad=$((bad + 1))
+			echo "<<< garbled on the way in ($bad): sent again" >>"$W/$g.ctl.log"
+			[ "$bad" -le 3 ] || { OUT="${OUT}($g: the command line arrived garbled 4 times)"; return 125; }
+			printf '%s %s %s %s\n' "$id" "$secs" "${#cmd}" "$cmd" >&"${CIN[$g]}" || return 125
+			until=$((SECONDS + secs + 5))
+			;;
 		*) OUT="$OUT$LINE"$'\n' ;;
 		esac
 	done
