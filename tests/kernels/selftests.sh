@@ -210,7 +210,7 @@ for t in "${TESTS[@]}"; do
 	n_ok=$(subtests "$plain" OK | grep -c .)
 	n_fail=$(subtests "$plain" FAIL | grep -c .)
 	if [ "$RC" = 4 ] && [ "$n_ok" = 0 ]; then
-		why=$(grep -m1 -i 'skip' "$plain" | cut -c1-160)
+		why=$(grep -a -m1 -i skip "$plain" | cut -c1-160)
 		# A skip for want of a tool or kernel feature is the test's; any
 		# other (no interfaces, say) is the runner's failure.
 		if echo "$why" | grep -qiE "too old|not supported|unsupported|support|lacks|missing|not installed|not found|could not|required|needs"; then
@@ -228,7 +228,7 @@ for t in "${TESTS[@]}"; do
 	fi
 	echo "# $name on the plain bridge: $n_ok passed, $n_fail failed ($((SECONDS - t0)) s)"
 	subtests "$plain" FAIL | while read -r s; do
-		echo "#   left out (fails on the plain bridge): $s: $(grep -A1 -F "TEST: $s" "$plain" | sed -n '2s/^\t*//p' | cut -c1-120)"
+		echo "#   left out (fails on the plain bridge): $s: $(grep -a -A1 -F "TEST: $s" "$plain" | sed -n '2s/^\t*//p' | cut -c1-120)"
 	done
 	t0=$SECONDS
 	run "$t" xdpnet
@@ -257,7 +257,7 @@ for t in "${TESTS[@]}"; do
 	elif [ -n "$lost" ]; then
 		notok "$name with xdpnet: passed on the plain bridge, not with xdpnet: $(echo "$lost" | tr '\n' ';')"
 		awk -F'\t' '$6 == "lost" { print $1 }' "$W/$name.rates" | while read -r s; do
-			grep -A2 -F "TEST: $s" "$with" | sed 's/^/#   /'
+			grep -a -A2 -F "TEST: $s" "$with" | sed 's/^/#   /'
 		done
 	elif [ -z "$bridges" ]; then
 		ok "$what; it builds no bridge in the root namespace: nothing attached ($((SECONDS - t0)) s)"
