@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -23,6 +22,7 @@
 #include "core/paths.h"
 #include "core/daemon.h"
 #include "core/lock.h"
+#include "core/netns_held.h"
 
 #define UNIT "xdpnet@.service"
 
@@ -31,16 +31,6 @@ static const char *const unit_dirs[] = {
 	"/usr/local/lib/systemd/system", "/lib/systemd/system",
 	"/usr/lib/systemd/system",
 };
-
-static int same_netns_as_init(void)
-{
-	struct stat a, b;
-
-	/* PID 1's namespace may be unreadable: then we cannot tell, and a
-	 * unit started in another namespace would follow nothing. */
-	return !stat("/proc/self/ns/net", &a) && !stat("/proc/1/ns/net", &b) &&
-	       a.st_ino == b.st_ino && a.st_dev == b.st_dev;
-}
 
 static int use_systemd(void)
 {
@@ -52,7 +42,9 @@ static int use_systemd(void)
 		return 0;
 	if (env && !strcmp(env, "systemd"))
 		return 1;
-	if (access("/run/systemd/system", F_OK) || !same_netns_as_init())
+	/* PID 1's namespace unreadable: we cannot tell, and a unit started
+	 * in another namespace would follow nothing. */
+	if (access("/run/systemd/system", F_OK) || !xn_netns_is_init())
 		return 0;
 	for (i = 0; i < ARRAY_SIZE(unit_dirs); i++) {
 		snprintf(path, sizeof(path), "%s/%s", unit_dirs[i], UNIT);

@@ -52,15 +52,22 @@ static int other_process(dev_t dev, ino_t ino)
 	return found;
 }
 
+int xn_netns_is_init(void)
+{
+	struct stat a, b;
+
+	return !stat("/proc/self/ns/net", &a) && !stat("/proc/1/ns/net", &b) &&
+	       a.st_ino == b.st_ino && a.st_dev == b.st_dev;
+}
+
 int xn_netns_held(void)
 {
-	struct stat self, init;
+	struct stat self;
 	int r;
 
 	if (stat("/proc/self/ns/net", &self))
 		return -1;
-	if (!stat("/proc/1/ns/net", &init) && init.st_ino == self.st_ino &&
-	    init.st_dev == self.st_dev)
+	if (xn_netns_is_init())
 		return 1;
 	r = mounted((unsigned long long)self.st_ino);
 	if (r)

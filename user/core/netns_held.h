@@ -9,5 +9,8 @@
  * netns del'); -1: cannot tell (/proc unreadable). An open descriptor of
  * the namespace held by another process is not seen. */
 int xn_netns_held(void);
+/* 1: this process is in PID 1's network namespace; 0: not, or PID 1's
+ * cannot be read (then nobody can tell). */
+int xn_netns_is_init(void);
 
 #endif
