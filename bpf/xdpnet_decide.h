@@ -26,6 +26,7 @@
 #include "xdpnet_trace.h"
 #include "xdpnet_dump.h"
 #include "xdpnet_frame.h"
+#include "xdpnet_nf.h"
 
 /* The bridge accepts frames up to MTU + Ethernet header + one VLAN tag
  * (is_skb_forwardable()), but with br_netfilter on it drops an IP packet
@@ -496,6 +497,9 @@ static __always_inline __u32 xdpnet_decide(struct xdpnet_frame *f,
 			return why;
 		cache_fill(f);
 	}
+	why = decide_nf(f, stage, t);
+	if (why)
+		return why;
 	return stage == XDPNET_STAGE_TC ? decide_tc(f, t) : decide_xdp(f, t);
 }
 

@@ -13,6 +13,7 @@
 #define ETH_P_ARP 0x0806
 #define ETH_P_8021Q 0x8100
 #define ETH_P_8021AD 0x88A8
+#define ETH_P_PPP_SES 0x8864
 
 /* The tag the bridge filters VLANs by (cfg.vlan_filtering, not off). */
 #define XDPNET_VF_TPID(vf) \

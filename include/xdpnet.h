@@ -209,8 +209,29 @@ struct xdpnet_cfg {
 	__u32 hz;	     /* jiffies per second (measured by user space) */
 	__u32 lat_on;	     /* latency probe on: mark frames for it */
 	__u32 hold;	     /* bypass 0: why (enum xdpnet_bridge_hold) */
-	__u64 br_addr;	     /* unused since 0.3 (see xdpnet_rt.br); keeps the
-				layout of pinned states */
+	__u32 nf;	     /* enum xdpnet_nf: br_netfilter's checks that
+				bridged frames get (where br_addr was,
+				unused since 0.3: pinned states keep their
+				layout) */
+	__u32 pad2;
+};
+
+/*
+ * xdpnet_cfg.nf: what br_netfilter (loaded, with bridge-nf-call-* or the
+ * bridge's nf_call_* on) does to a bridged frame before any rule sees it,
+ * which a bypass would skip (bpf/xdpnet_nf.h): it drops an IPv4 packet
+ * whose header does not check out, trims one that is longer than its
+ * header says, and reassembles fragments where conntrack is in use; the
+ * same for IPv6. Frames it would touch go to the bridge.
+ */
+enum xdpnet_nf {
+	XDPNET_NF_IP4 = 1 << 0,	  /* IPv4 meets the IP hooks */
+	XDPNET_NF_IP6 = 1 << 1,	  /* IPv6 does */
+	XDPNET_NF_ARP = 1 << 2,	  /* ARP meets arptables */
+	XDPNET_NF_VLAN = 1 << 3,  /* bridge-nf-filter-vlan-tagged: VLAN-tagged
+				     frames too */
+	XDPNET_NF_PPPOE = 1 << 4, /* bridge-nf-filter-pppoe-tagged: IP inside
+				     PPPoE sessions too */
 };
 
 /*
@@ -347,13 +368,16 @@ enum xdpnet_ctr {
 	XDPNET_C_XDP_DEFER_UDP0, /* IPv4 UDP without a checksum: what it
 				    carries (a tunnel's inner checksum)
 				    cannot be proved complete */
+	XDPNET_C_PASS_NF,	 /* br_netfilter would drop, trim or
+				    reassemble it (cfg.nf) */
 	XDPNET_C_MAX,
 };
 
 /* The groups of counters: handed to the bridge, handed by the XDP stage to
  * the TC stage, dropped. */
-#define XDPNET_CTR_IS_PASS(c) \
-	((c) >= XDPNET_C_PASS_MCAST && (c) <= XDPNET_C_PASS_MALFORMED)
+#define XDPNET_CTR_IS_PASS(c)                                              \
+	(((c) >= XDPNET_C_PASS_MCAST && (c) <= XDPNET_C_PASS_MALFORMED) || \
+	 (c) == XDPNET_C_PASS_NF)
 #define XDPNET_CTR_IS_DEFER(c)                  \
 	(((c) >= XDPNET_C_XDP_DEFER_CSUM &&     \
 	  (c) <= XDPNET_C_XDP_DEFER_REFRESH) || \
@@ -495,6 +519,8 @@ enum xdpnet_check {
 	XDPNET_CK_OUT_FWD,	/* egress port forwarding, not held */
 	XDPNET_CK_ISOLATION,	/* not both isolated, egress not locked */
 	XDPNET_CK_OUT_VLAN,	/* VLAN filtering: member, tagged alike */
+	XDPNET_CK_NF,		/* br_netfilter would neither drop, trim nor
+				   reassemble it (cfg.nf) */
 	XDPNET_CK_XDP_TARGET,	/* XDP: the egress port takes XDP frames */
 	XDPNET_CK_MTU,		/* within the egress port's MTU */
 	XDPNET_CK_XDP_CSUM,	/* XDP: size, protocol and checksum allow an

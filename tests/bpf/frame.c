@@ -147,7 +147,8 @@ static size_t put_ipv4(const struct xt_frame *f, __u8 *p)
 	memcpy(p + 16, ip4_dst, 4);
 	if (f->ip_opts)
 		memcpy(p + 20, "\x01\x01\x01\x00", 4); /* NOP NOP NOP EOL */
-	xt_put16(p + 10, ~xt_csum_fold(xt_csum_add(0, p, ihl)));
+	xt_put16(p + 10, ~xt_csum_fold(xt_csum_add(0, p, ihl)) ^
+				 (f->ip_bad_csum ? 0x0100 : 0));
 
 	if (proto != IPPROTO_ICMP) {
 		pseudo = xt_csum_add(0, p + 12, 8);
@@ -229,7 +230,7 @@ size_t xt_build_frame(const struct xt_frame *f, __u8 *buf)
 		len += 2 + put_arp(f, buf + len + 2);
 		break;
 	default:
-		type = ETH_P_EXPERIMENTAL;
+		type = f->ethertype ? f->ethertype : ETH_P_EXPERIMENTAL;
 		fill_payload(buf + len + 2, f->l4len);
 		len += 2 + f->l4len;
 		break;

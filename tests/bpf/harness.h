@@ -309,15 +309,17 @@ struct xt_frame {
 	enum xt_l3 l3;
 	enum xt_l4 l4;
 	enum xt_csum csum;
-	__u16 l4len;	 /* L4 header and payload (0: 64 bytes); L3_RAW: bytes
-			  * after the EtherType */
-	__u16 frag_off;	 /* IPv4 frag_off, host order */
-	bool ip_opts;	 /* IPv4: 4 bytes of options */
-	bool hop_by_hop; /* IPv6: a hop-by-hop options header */
-	bool pad;	 /* pad to 60 bytes, as on the wire */
-	int len;	 /* LEN(n): cut to n bytes */
-	bool native;	 /* XDP: looks like tun's native path (run.c) */
-	__u32 gso;	 /* TC: gso_size in the context */
+	__u16 l4len;	  /* L4 header and payload (0: 64 bytes); L3_RAW: bytes
+			   * after the EtherType */
+	__u16 frag_off;	  /* IPv4 frag_off, host order */
+	bool ip_opts;	  /* IPv4: 4 bytes of options */
+	bool ip_bad_csum; /* IPv4: a header checksum that does not add up */
+	__u16 ethertype;  /* L3_RAW: its EtherType (0: ETH_P_EXPERIMENTAL) */
+	bool hop_by_hop;  /* IPv6: a hop-by-hop options header */
+	bool pad;	  /* pad to 60 bytes, as on the wire */
+	int len;	  /* LEN(n): cut to n bytes */
+	bool native;	  /* XDP: looks like tun's native path (run.c) */
+	__u32 gso;	  /* TC: gso_size in the context */
 };
 
 /* Builds f into buf (XT_MAX_FRAME bytes); returns its length. */
@@ -453,7 +455,7 @@ extern struct xt_opts xt_opts;
 /* clang-format off */
 #define XT_TESTS(X) \
 	X(verdicts) X(vlan) X(csum) X(refresh) X(live) X(gso) X(fdb_trace) \
-	X(cache) X(fuzz)
+	X(cache) X(nf) X(fuzz)
 /* clang-format on */
 #define XT_DECLARE(n) void test_##n(void);
 XT_TESTS(XT_DECLARE)

@@ -60,6 +60,7 @@ static const char *const ctr_names[XDPNET_C_MAX] = {
 	[XDPNET_C_DROP_REDIRECT_ERR] = "DROP_REDIRECT_ERR",
 	[XDPNET_C_DROP_XMIT_ERR] = "DROP_XMIT_ERR",
 	[XDPNET_C_XDP_DEFER_UDP0] = "XDP_DEFER_UDP0",
+	[XDPNET_C_PASS_NF] = "PASS_NF",
 };
 
 const char *xt_ctr_name(int c)

@@ -61,6 +61,10 @@
 #             known to the bridge: frames to it never flood
 #   nfswitch  br_netfilter switched on (bridge-nf-call-iptables=1) under a
 #             bypassed flow, FORWARD DROP: from 1 s after, nothing passes
+#   nfcheck   br_netfilter on, no rule that drops: IPv4 frames with a
+#             header checksum that does not add up (dropped), with bytes
+#             beyond the packet (trimmed), a lone first fragment with
+#             conntrack in use (never delivered): as on the bridge
 #   shortage  ageing_time 10 cs and 2 cs, shorter than the keep-alive can
 #             keep: xdpnet holds the bridge, nothing of a flow is bypassed
 #   hub       ageing_time 0: every frame floods, nothing is bypassed
@@ -121,7 +125,7 @@ set -u
 . "$HERE/semlib.sh"
 . "$HERE/semshare.sh"
 
-CASES=${SEM_CASES:-flood,vxlan,stp,blocking,isolation,backup,neigh,moved,locked,learning,static,dynsticky,notify,fdbrace,mtu,nfswitch,gso,ageing,silence,shortage,hub,tc,promisc,tunnel,qtag,tcn,vlan,vlanstate,qinq,vtunnel,vlanchange,vlandev,tcx,tcxegress,xdpfilter}
+CASES=${SEM_CASES:-flood,vxlan,stp,blocking,isolation,backup,neigh,moved,locked,learning,static,dynsticky,notify,fdbrace,mtu,nfswitch,nfcheck,gso,ageing,silence,shortage,hub,tc,promisc,tunnel,qtag,tcn,vlan,vlanstate,qinq,vtunnel,vlanchange,vlandev,tcx,tcxegress,xdpfilter}
 KINDS=${SEM_KINDS:-veth,tap}
 VARIANTS=${SEM_VARIANTS:-}
 FULL=0
@@ -850,6 +854,40 @@ case_nfswitch() { # VARIANT sysctl|bridge
 	nsx "$SW" iptables -w -P FORWARD ACCEPT
 	br_nf 0
 	ip -n "$SW" link set "$BR" type bridge nf_call_iptables 0
+	v_detach "$v" || st=1
+	return $st
+}
+
+# br_netfilter's own checks (its IP hooks on, no rule that drops): a VM
+# sends stand-in 2 IPv4 frames that br_netfilter drops before any rule
+# sees them (a header checksum that does not add up), that it trims (8
+# bytes beyond the IP packet), or that it holds for reassembly and never
+# delivers (a first fragment whose rest never comes; conntrack in use by an
+# accepting rule). Stand-in 2 gets exactly what the bridge delivers: none
+# of the first and last kind, the trimmed ones whole but 8 bytes shorter.
+case_nfcheck() { # VARIANT ipcsum|trailer|fragment
+	local v=$1 what=$2 st=0 n=40 len=100 f0=$WORK/nc0.json f1=$WORK/nc1.json
+	learn_all && br_nf 1 || { br_nf 0; return 1; }
+	if [ "$what" = fragment ]; then
+		nsx "$SW" iptables -w -A FORWARD -m conntrack --ctstate INVALID -j ACCEPT || st=1
+	fi
+	v_attach "$v" && warm "$v" || st=1
+	[ "$v" = bridge ] || status_json "$f0"
+	m_start "9 ${VNS[2]} eth0 ${VPORT[2]} --tag 12 --over $((len - 8))" || st=1
+	tx 1 2 "$n" --len "$len" --mangle "$what" || st=1
+	m_end || st=1
+	[ "$v" = bridge ] || status_json "$f1"
+	if [ "$what" = trailer ]; then
+		expect_at 12 "2=$n" || st=1
+		expect_eq "frames at stand-in 2 longer than the IP packet (untrimmed)" "$(m_get 9 over)" 0 || st=1
+	else
+		expect_at 12 "" || st=1
+	fi
+	if [ "$v" != bridge ]; then
+		expect_eq "frames 1->2 bypassed" "$(redirected "$v" "${VPORT[1]}" "$f0" "$f1")" 0 || st=1
+	fi
+	[ "$what" = fragment ] && nsx "$SW" iptables -w -D FORWARD -m conntrack --ctstate INVALID -j ACCEPT
+	br_nf 0
 	v_detach "$v" || st=1
 	return $st
 }
@@ -1766,6 +1804,15 @@ kind_cases() {
 			run_case nfswitch "the bridge's nf_call_iptables switched on under a bypassed flow, FORWARD DROP: nothing passes from 1 s after" "$AFTER_FOLLOW" bridge
 		else
 			note "SKIP nfswitch: br_netfilter is not loaded (no /proc/sys/net/bridge)"
+		fi
+	fi
+	if want nfcheck; then
+		if [ -d /proc/sys/net/bridge ]; then
+			run_case nfcheck "br_netfilter on: an IPv4 header checksum that does not add up is dropped, as by the bridge" "$BEFORE_VARIANTS" ipcsum
+			run_case nfcheck "br_netfilter on: bytes beyond the IP packet are trimmed, as by the bridge" "$BEFORE_VARIANTS" trailer
+			run_case nfcheck "br_netfilter on, conntrack in use: a fragment whose rest never comes is never delivered, as by the bridge" "$BEFORE_VARIANTS" fragment
+		else
+			note "SKIP nfcheck: br_netfilter is not loaded (no /proc/sys/net/bridge)"
 		fi
 	fi
 	want shortage && {

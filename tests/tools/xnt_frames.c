@@ -7,7 +7,7 @@
  *   xnt_frames send DEV --dst MAC [--src MAC|random] [--count N]
  *                   [--rate PPS] [--len BYTES] [--tag N] [--df]
  *                   [--saddr IP] [--daddr IP] [--direct] [--vlan VID[,ad]]...
- *                   [--partial]
+ *                   [--partial] [--mangle ipcsum|trailer|fragment]
  *       IPv4/UDP frames of --len bytes (Ethernet header included, at least
  *       60) with valid IP and UDP checksums; the payload starts with
  *       "XNTF", the tag and a sequence number (0, 1, ...). --src random:
@@ -21,6 +21,10 @@
  *       to the device (NEEDS_CSUM: the field holds the pseudo-header
  *       sum), as a guest with checksum offload sends it; the sender's
  *       kernel marks the frame CHECKSUM_PARTIAL.
+ *       --mangle ipcsum: an IPv4 header checksum that does not add up;
+ *       trailer: the IP and UDP lengths 8 bytes short of the frame (8
+ *       bytes beyond the packet, which br_netfilter trims); fragment: MF
+ *       set, the first fragment of a datagram whose rest never comes.
  *       --direct: past the device's qdisc and tc egress hook
  *       (PACKET_QDISC_BYPASS), as a fence through a port whose egress
  *       drops what the test sends.
@@ -87,6 +91,7 @@ struct opts {
 	double rate, timeout;
 	int len, df, direct, have_tag, have_fence;
 	int nvlan, partial, inband, untagged;
+	enum { M_NONE, M_IPCSUM, M_TRAILER, M_FRAGMENT } mangle;
 	uint16_t vlans[VLANS_MAX]; /* --vlan: the tags' TPID and VID */
 	uint16_t tpids[VLANS_MAX];
 	int arp_op; /* --arp-op: 0 any frame */
@@ -109,7 +114,7 @@ static void __attribute__((noreturn)) usage(void)
 	fputs("usage: xnt_frames send DEV --dst MAC [--src MAC|random] "
 	      "[--count N] [--rate PPS] [--len BYTES] [--tag N] [--df] "
 	      "[--saddr IP] [--daddr IP] [--direct] [--vlan VID[,ad]]... "
-	      "[--partial]\n"
+	      "[--partial] [--mangle ipcsum|trailer|fragment]\n"
 	      "       xnt_frames garp DEV --src MAC --saddr IP\n"
 	      "       xnt_frames arp DEV --src MAC --saddr IP --dst MAC "
 	      "--daddr IP [--count N]\n"
@@ -157,17 +162,29 @@ static long parse_num(const char *s, long min, long max)
 static void parse(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
-		{ "dst", 1, 0, 'd' },	   { "src", 1, 0, 's' },
-		{ "count", 1, 0, 'c' },	   { "rate", 1, 0, 'r' },
-		{ "len", 1, 0, 'l' },	   { "tag", 1, 0, 't' },
-		{ "df", 0, 0, 'D' },	   { "saddr", 1, 0, 'S' },
-		{ "daddr", 1, 0, 'A' },	   { "min-len", 1, 0, 'm' },
-		{ "seq-ge", 1, 0, 'g' },   { "timeout", 1, 0, 'T' },
-		{ "want", 1, 0, 'w' },	   { "fence", 1, 0, 'F' },
-		{ "over", 1, 0, 'o' },	   { "direct", 0, 0, 'B' },
-		{ "vlan", 1, 0, 'V' },	   { "arp-op", 1, 0, 'P' },
-		{ "partial", 0, 0, 'C' },  { "inband", 0, 0, 'I' },
-		{ "untagged", 0, 0, 'U' }, { 0, 0, 0, 0 },
+		{ "dst", 1, 0, 'd' },
+		{ "src", 1, 0, 's' },
+		{ "count", 1, 0, 'c' },
+		{ "rate", 1, 0, 'r' },
+		{ "len", 1, 0, 'l' },
+		{ "tag", 1, 0, 't' },
+		{ "df", 0, 0, 'D' },
+		{ "saddr", 1, 0, 'S' },
+		{ "daddr", 1, 0, 'A' },
+		{ "min-len", 1, 0, 'm' },
+		{ "seq-ge", 1, 0, 'g' },
+		{ "timeout", 1, 0, 'T' },
+		{ "want", 1, 0, 'w' },
+		{ "fence", 1, 0, 'F' },
+		{ "over", 1, 0, 'o' },
+		{ "direct", 0, 0, 'B' },
+		{ "vlan", 1, 0, 'V' },
+		{ "arp-op", 1, 0, 'P' },
+		{ "partial", 0, 0, 'C' },
+		{ "inband", 0, 0, 'I' },
+		{ "untagged", 0, 0, 'U' },
+		{ "mangle", 1, 0, 'M' },
+		{ 0, 0, 0, 0 },
 	};
 	int c;
 
@@ -235,6 +252,14 @@ static void parse(int argc, char **argv, struct opts *o)
 			break;
 		case 'U':
 			o->untagged = 1;
+			break;
+		case 'M':
+			o->mangle = !strcmp(optarg, "ipcsum")	  ? M_IPCSUM
+				    : !strcmp(optarg, "trailer")  ? M_TRAILER
+				    : !strcmp(optarg, "fragment") ? M_FRAGMENT
+								  : M_NONE;
+			if (o->mangle == M_NONE)
+				usage();
 			break;
 		case 'S':
 		case 'A':
@@ -343,7 +368,8 @@ static uint64_t rnd(void)
 static void build_udp(const struct opts *o, uint8_t *f, uint32_t seq)
 {
 	uint8_t *ip = f + L2, *udp = ip + L3, *pay = udp + L4;
-	int ulen = o->len - L2 - L3;
+	int trailer = o->mangle == M_TRAILER ? 8 : 0;
+	int ulen = o->len - L2 - L3 - trailer;
 	uint32_t sum;
 
 	memcpy(f, o->dst, 6);
@@ -358,14 +384,16 @@ static void build_udp(const struct opts *o, uint8_t *f, uint32_t seq)
 	put16(f + 12, ETH_P_IP);
 	memset(ip, 0, L3 + L4);
 	ip[0] = 0x45;
-	put16(ip + 2, o->len - L2);
+	put16(ip + 2, o->len - L2 - trailer);
 	put16(ip + 4, seq & 0xffff);
-	put16(ip + 6, o->df ? 0x4000 : 0);
+	put16(ip + 6,
+	      (o->df ? 0x4000 : 0) | (o->mangle == M_FRAGMENT ? 0x2000 : 0));
 	ip[8] = 64;
 	ip[9] = 17; /* UDP */
 	memcpy(ip + 12, &o->saddr, 4);
 	memcpy(ip + 16, &o->daddr, 4);
-	put16(ip + 10, csum_fold(csum_add(0, ip, L3)));
+	put16(ip + 10, csum_fold(csum_add(0, ip, L3)) ^
+			       (o->mangle == M_IPCSUM ? 0x0100 : 0));
 	put16(udp, 40000);
 	put16(udp + 2, 40001);
 	put16(udp + 4, ulen);
@@ -450,7 +478,7 @@ static int cmd_send(const struct opts *o)
 	int fd;
 
 	if (!o->have_dst || (!o->have_src && !o->random_src) ||
-	    o->len < HDRS + PAY_MIN)
+	    o->len < HDRS + PAY_MIN + (o->mangle == M_TRAILER ? 8 : 0))
 		usage();
 	fd = packet_socket(o->dev, 0, &sa);
 	if (o->direct) {

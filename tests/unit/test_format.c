@@ -970,7 +970,8 @@ static void test_status_text(void **state)
 		 "bridge %llu pkts; xdp->tc %llu; drops %llu",
 		 1000 + XDPNET_C_XDP_REDIRECT, 1000 + XDPNET_C_TC_REDIRECT,
 		 1000 + XDPNET_C_RX_REDIRECTED,
-		 range_sum(XDPNET_C_PASS_MCAST, XDPNET_C_PASS_MALFORMED),
+		 range_sum(XDPNET_C_PASS_MCAST, XDPNET_C_PASS_MALFORMED) +
+			 range_sum(XDPNET_C_PASS_NF, XDPNET_C_PASS_NF),
 		 range_sum(XDPNET_C_XDP_DEFER_CSUM,
 			   XDPNET_C_XDP_DEFER_REFRESH) +
 			 range_sum(XDPNET_C_XDP_DEFER_UDP0,

@@ -349,7 +349,8 @@ static void test_cfg_want(void **state)
 	for (i = 0; i < ARRAY_SIZE(cfg_cases); i++) {
 		const struct cfg_case *c = &cfg_cases[i];
 		struct xn_link br = bridge;
-		struct xn_policy pol = { .bridge_hold = c->bridge_hold };
+		struct xn_policy pol = { .bridge_hold = c->bridge_hold,
+					 .nf = XDPNET_NF_IP4 | XDPNET_NF_VLAN };
 		struct xdpnet_cfg cur = {
 			.bridge_ifindex = 77,
 			.port_gen = 9,
@@ -360,7 +361,7 @@ static void test_cfg_want(void **state)
 			.hz = c->hz,
 			.lat_on = 1,
 			.hold = 0x5a5a5a5a,
-			.br_addr = 0xffff888812345678ULL,
+			.nf = XDPNET_NF_ARP,
 		};
 		struct xdpnet_cfg out, want;
 
@@ -380,21 +381,23 @@ static void test_cfg_want(void **state)
 		want.netns_ino = xn_netns_ino();
 		want.refresh_j = c->refresh_j;
 		want.hold = c->hold;
+		/* br_netfilter's checks: the policy's; kept without one. */
+		if (!c->no_policy)
+			want.nf = pol.nf;
 		if (memcmp(&out, &want, sizeof(out)))
 			fail_msg("%s: bridge %u gen %u vlan %u bypass %u netns "
 				 "%llu refresh_j %u hz %u lat_on %u hold %u "
-				 "br_addr %llx; want %u %u %u %u %llu %u %u %u "
-				 "%u %llx",
+				 "nf %x; want %u %u %u %u %llu %u %u %u "
+				 "%u %x",
 				 c->name, out.bridge_ifindex, out.port_gen,
 				 out.vlan_filtering, out.bypass,
 				 (unsigned long long)out.netns_ino,
 				 out.refresh_j, out.hz, out.lat_on, out.hold,
-				 (unsigned long long)out.br_addr,
-				 want.bridge_ifindex, want.port_gen,
+				 out.nf, want.bridge_ifindex, want.port_gen,
 				 want.vlan_filtering, want.bypass,
 				 (unsigned long long)want.netns_ino,
 				 want.refresh_j, want.hz, want.lat_on,
-				 want.hold, (unsigned long long)want.br_addr);
+				 want.hold, want.nf);
 	}
 }
 

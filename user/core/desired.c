@@ -135,6 +135,8 @@ void xn_cfg_want(const struct xn_link *br, int neigh_proxy,
 	if (out->hold == XDPNET_BHOLD_NONE && pol)
 		out->hold = (__u32)pol->bridge_hold;
 	out->bypass = out->hold == XDPNET_BHOLD_NONE;
+	if (pol)
+		out->nf = pol->nf;
 }
 
 /* Hub mode (ageing_time 0: the bridge floods everything), an ageing too

@@ -29,6 +29,9 @@ struct xn_policy {
 	 * redirect into them. */
 	const __u32 *no_xdp;
 	int nno_xdp;
+	/* br_netfilter's own checks that bridged frames get (enum
+	 * xdpnet_nf), whatever the rules. */
+	__u32 nf;
 	/* The filter analysis behind it (user/policy.c's), or NULL. */
 	struct xn_filt_report *report;
 };
@@ -42,9 +45,9 @@ struct xn_policy {
 int xn_port_want(const struct xn_link *br, const struct xn_link *l,
 		 const struct xn_policy *pol, struct xdpnet_port *out);
 
-/* The bridge settings for the datapath (port_gen, hz, lat_on and br_addr
- * kept from cur; hz must be set there). neigh_proxy: a port of the bridge
- * has it answer ARP or ND requests (xn_ports_neigh_proxy()). */
+/* The bridge settings for the datapath (port_gen, hz and lat_on kept
+ * from cur, and nf without pol; hz must be set there). neigh_proxy: a port of
+ * the bridge has it answer ARP or ND requests (xn_ports_neigh_proxy()). */
 void xn_cfg_want(const struct xn_link *br, int neigh_proxy,
 		 const struct xn_policy *pol, const struct xdpnet_cfg *cur,
 		 struct xdpnet_cfg *out);

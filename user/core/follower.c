@@ -404,15 +404,17 @@ static int take_over(struct xn_state *s, struct xn_link *br,
 #define NF_CHECK_S 0.25
 static unsigned int nf_switches(void)
 {
-	static const char *const which[] = { "iptables", "ip6tables",
-					     "arptables" };
+	static const char *const which[] = { "call-iptables", "call-ip6tables",
+					     "call-arptables",
+					     "filter-vlan-tagged",
+					     "filter-pppoe-tagged" };
 	unsigned int i, v = 0;
 	char path[64], c;
 	int fd;
 
 	for (i = 0; i < ARRAY_SIZE(which); i++) {
 		snprintf(path, sizeof(path),
-			 "/proc/sys/net/bridge/bridge-nf-call-%s", which[i]);
+			 "/proc/sys/net/bridge/bridge-nf-%s", which[i]);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			return 1U << 31;
@@ -423,18 +425,21 @@ static unsigned int nf_switches(void)
 	return v;
 }
 
-/* Do bridged frames meet the IP hooks now: br_netfilter loaded with a
- * bridge-nf-call-* sysctl on, or one of the bridge's own nf_call_*? */
-static int nf_on_now(const struct xn_link *br)
+/* What bridged frames meet now, as bits: the IP hooks by
+ * bridge-nf-call-* (br_netfilter loaded) or by one of the bridge's own
+ * nf_call_*, and what the filter-*-tagged sysctls add to them. */
+static unsigned int nf_on_now(const struct xn_link *br)
 {
 	unsigned int v = nf_switches();
 	struct xn_link now;
 
-	if (!(v & 1U << 31) && v)
-		return 1;
-	return !xn_get_link_by_index(br->ifindex, &now) &&
-	       (now.nf_call_iptables || now.nf_call_ip6tables ||
-		now.nf_call_arptables);
+	if (v & 1U << 31)
+		return 0;
+	if (!xn_get_link_by_index(br->ifindex, &now))
+		v |= (now.nf_call_iptables ? 1U : 0) |
+		     (now.nf_call_ip6tables ? 2U : 0) |
+		     (now.nf_call_arptables ? 4U : 0);
+	return v & 7 ? v : 0;
 }
 
 int xn_follow_run(const char *bridge, struct xn_link *br)
@@ -446,7 +451,8 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 	double next_nf_check = 0, next_ns_check = 0;
 	unsigned int nf_seen = nf_switches();
 	__u64 full_seen = 0, tcx_seen;
-	int fdb_recheck = 0, nf_on = nf_on_now(br);
+	unsigned int nf_on = nf_on_now(br);
+	int fdb_recheck = 0;
 	int fd, nfd, lk, flk, err = 0;
 	pid_t other;
 
@@ -619,14 +625,15 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 			}
 		}
 		/* br_netfilter just came on (the module, a sysctl, the
-		 * bridge's nf_call_*): hold the bridge until the filters are
-		 * read (they may drop what the bypass would carry; Docker
+		 * bridge's nf_call_*), or sees more frames (a
+		 * filter-*-tagged sysctl): hold the bridge until the filters
+		 * are read (they may drop what the bypass would carry; Docker
 		 * loads it with FORWARD set to DROP), however long the tools
 		 * take on a busy host. */
 		if (filters && !b->gone) {
-			int on = nf_on_now(br);
+			unsigned int on = nf_on_now(br);
 
-			if (on && !nf_on) {
+			if (on & ~nf_on) {
 				struct xn_policy held = pol;
 
 				held.bridge_hold = XDPNET_BHOLD_FILTERS;

@@ -30,6 +30,7 @@ static const char *const ctr_names[XDPNET_C_MAX] = {
 	[XDPNET_C_DROP_REDIRECT_ERR] = "drop_redirect_err",
 	[XDPNET_C_DROP_XMIT_ERR] = "drop_xmit_err",
 	[XDPNET_C_XDP_DEFER_UDP0] = "xdp_defer_udp0",
+	[XDPNET_C_PASS_NF] = "pass_nf",
 };
 
 const char *xn_ctr_name(unsigned int ctr)
@@ -236,6 +237,8 @@ static const struct {
 				 "egress a member of the VLAN, tagged alike",
 				 "egress not a member of the VLAN, or tagged "
 				 "otherwise" },
+	[XDPNET_CK_NF] = { "nf", "br_netfilter passes it as it is",
+			   "br_netfilter would drop, trim or reassemble it" },
 	[XDPNET_CK_XDP_TARGET] = { "xdp_target",
 				   "egress port takes XDP redirects",
 				   "egress port takes no XDP redirects" },

@@ -30,6 +30,21 @@ static const __u32 *ports_where(const struct xn_filt_report *r, enum which w,
 	return out;
 }
 
+/* What br_netfilter checks on bridged frames (enum xdpnet_nf): the
+ * datapath hands it those it would drop, trim or reassemble. */
+static __u32 nf_checks(const struct xn_filt_input *in)
+{
+	__u32 nf = (in->call_iptables ? XDPNET_NF_IP4 : 0) |
+		   (in->call_ip6tables ? XDPNET_NF_IP6 : 0) |
+		   (in->call_arptables ? XDPNET_NF_ARP : 0);
+
+	if (nf && in->filter_vlan_tagged)
+		nf |= XDPNET_NF_VLAN;
+	if ((nf & (XDPNET_NF_IP4 | XDPNET_NF_IP6)) && in->filter_pppoe_tagged)
+		nf |= XDPNET_NF_PPPOE;
+	return nf;
+}
+
 int xn_policy_read(const struct xn_link *br, int bypass_filters,
 		   struct xn_policy *pol)
 {
@@ -49,6 +64,7 @@ int xn_policy_read(const struct xn_link *br, int bypass_filters,
 		free(r);
 		return XN_ERR;
 	}
+	pol->nf = nf_checks(&live.in);
 	xn_filt_live_free(&live);
 	pol->filtered = ports_where(r, FILTERED, &pol->nfiltered);
 	pol->tc_in = ports_where(r, TC_IN, &pol->ntc_in);
@@ -117,7 +133,7 @@ static int lists_differ(const __u32 *a, int na, const __u32 *b, int nb)
 
 int xn_policy_differs(const struct xn_policy *a, const struct xn_policy *b)
 {
-	return a->bridge_hold != b->bridge_hold ||
+	return a->bridge_hold != b->bridge_hold || a->nf != b->nf ||
 	       lists_differ(a->filtered, a->nfiltered, b->filtered,
 			    b->nfiltered) ||
 	       lists_differ(a->tc_in, a->ntc_in, b->tc_in, b->ntc_in) ||

@@ -56,6 +56,9 @@ struct xn_filt_input {
 	/* Whether bridged frames reach the IP layer's hooks (br_netfilter
 	 * loaded and bridge-nf-call-* = 1, or the bridge's own nf_call_*). */
 	int call_iptables, call_ip6tables, call_arptables;
+	/* ... VLAN-tagged frames too, IP in PPPoE sessions too
+	 * (bridge-nf-filter-vlan-tagged, -pppoe-tagged). */
+	int filter_vlan_tagged, filter_pppoe_tagged;
 	const struct xn_filt_text *texts;
 	int ntexts;
 	/* Set by xn_filt_read_live(): what could not be read ("" if all). */

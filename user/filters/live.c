@@ -274,6 +274,12 @@ int xn_filt_read_live(const char *bridge, struct xn_filt_live *L)
 	L->in.call_iptables = nf_call("iptables", br.nf_call_iptables);
 	L->in.call_ip6tables = nf_call("ip6tables", br.nf_call_ip6tables);
 	L->in.call_arptables = nf_call("arptables", br.nf_call_arptables);
+	L->in.filter_vlan_tagged = read_int("%s",
+					    "/proc/sys/net/bridge/"
+					    "bridge-nf-filter-vlan-tagged") > 0;
+	L->in.filter_pppoe_tagged =
+		read_int("%s", "/proc/sys/net/bridge/"
+			       "bridge-nf-filter-pppoe-tagged") > 0;
 	read_nets(L, bridge);
 	save_tools(L, XN_FILT_EBT, "ebtables", NULL);
 	if (L->in.call_iptables)
