@@ -113,6 +113,8 @@ static __always_inline int cache_hit(struct xdpnet_frame *f,
 		/* r lowered: a topology change (keep-alive by forward
 		 * delay). */
 		if (live != XDPNET_LIVE_OK || r != ~0U ||
+		    ((e->flags & XDPNET_FLOW_IN_TCX) &&
+		     live_tc_filters(kdev)) ||
 		    !(lf & XDPNET_PORT_FWD) || (lf & XDPNET_PORT_LOCKED) ||
 		    !(lf & XDPNET_PORT_LEARNING) !=
 			    !(e->flags & XDPNET_FLOW_LEARNING) ||

@@ -222,6 +222,9 @@ static __always_inline __u32 decide_bridge(struct xdpnet_frame *f,
 			live_keep_dev(f->in_slot, kdev);
 		/* The map says what user space adds: filters, carrier. */
 		in_flags &= in->flags | ~XDPNET_PORT_FWD;
+		/* tc filters on its ingress, before user space holds it. */
+		if (in->hook == XDPNET_HOOK_TCX && live_tc_filters(kdev))
+			in_flags &= ~XDPNET_PORT_FWD;
 	}
 #endif
 	XN_NOTE(t, in_flags, in_flags);
@@ -373,6 +376,8 @@ static __always_inline __u32 decide_bridge(struct xdpnet_frame *f,
 		f->flow_flags |= XDPNET_FLOW_OUT_XDP;
 	if (in->flags & XDPNET_PORT_VETH)
 		f->flow_flags |= XDPNET_FLOW_IN_VETH;
+	if (in->hook == XDPNET_HOOK_TCX)
+		f->flow_flags |= XDPNET_FLOW_IN_TCX;
 	/* A cached frame skips the latency probe's marks. */
 	if (xdpnet_cfg.lat_on || t)
 		f->cacheable = 0;

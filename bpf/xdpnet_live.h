@@ -116,6 +116,37 @@ static __always_inline int live_port(struct net_device *dev, __u32 *flags,
 	return XDPNET_LIVE_OK;
 }
 
+/* Does the device at kdev have filters of a clsact (or ingress) qdisc on
+ * its ingress? The kernel runs them after its tcx programs (tcx_entry's
+ * mini_Qdisc, Linux 6.6 and later), so a redirect by the TC stage there,
+ * or by the XDP stage before it, would skip them: the port is held, as
+ * user space holds it once it has read them. Asked only where the TC
+ * stage is a tcx program (as a clsact filter itself, its own filter is in
+ * that list, and filters placed before it run first). */
+static __always_inline int live_tc_filters(__u64 kdev)
+{
+	struct bpf_mprog_entry *e;
+	struct net_device *dev;
+	struct mini_Qdisc *mq;
+	struct tcx_entry *tx;
+
+	if (!bpf_core_field_exists(struct net_device, tcx_ingress) || !kdev)
+		return 0;
+	dev = bpf_rdonly_cast((void *)kdev,
+			      bpf_core_type_id_kernel(struct net_device));
+	e = bpf_rdonly_cast(dev->tcx_ingress,
+			    bpf_core_type_id_kernel(struct bpf_mprog_entry));
+	if (!e || !e->parent)
+		return 0;
+	tx = bpf_rdonly_cast(
+		(void *)((__u64)e->parent -
+			 bpf_core_field_offset(struct tcx_entry, bundle)),
+		bpf_core_type_id_kernel(struct tcx_entry));
+	mq = bpf_rdonly_cast(tx->miniq,
+			     bpf_core_type_id_kernel(struct mini_Qdisc));
+	return mq && mq->filter_list;
+}
+
 /* The ingress port's device, kept for frames that leave through it. */
 static __always_inline void live_keep_dev(__u32 slot, __u64 kdev)
 {

@@ -272,6 +272,7 @@ enum xdpnet_flow_flags {
 	XDPNET_FLOW_OUT_ISOLATED = 1 << 1, /* the egress port is isolated */
 	XDPNET_FLOW_OUT_XDP = 1 << 2, /* the egress port takes XDP frames */
 	XDPNET_FLOW_IN_VETH = 1 << 3, /* the ingress port is a veth */
+	XDPNET_FLOW_IN_TCX = 1 << 4,  /* its TC stage is a tcx program */
 };
 
 struct xdpnet_flow {

@@ -317,3 +317,22 @@ const char *xt_env_setup(void)
 		return "cannot count CPUs";
 	return NULL;
 }
+
+bool xt_tc_ingress(int port, bool on, bool filter)
+{
+	const char *dev = xt_ports[port].dev;
+
+	/* (A failed row may have left one: its check does not run.) */
+	xt_sh("tc qdisc del dev %s clsact 2>/dev/null", dev);
+	if (!on)
+		return true;
+	if (!CHECK(!xt_sh("tc qdisc add dev %s clsact", dev),
+		   "cannot add a clsact qdisc to %s: %s", dev, xt_sh_out))
+		return false;
+	/* u32 without an action: this kernel has no matchall, no gact. */
+	return !filter ||
+	       CHECK(!xt_sh("tc filter add dev %s ingress pref 1 u32 match u32 "
+			    "0 0 classid 1:1",
+			    dev),
+		     "cannot add a tc filter to %s: %s", dev, xt_sh_out);
+}

@@ -152,6 +152,11 @@ bool xt_failed(void)
 	return cur.failed;
 }
 
+bool xt_skipped(void)
+{
+	return cur.skipped;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,

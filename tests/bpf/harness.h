@@ -51,6 +51,7 @@ void xt_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A note under the current test (printed as a TAP comment). */
 void xt_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 bool xt_failed(void);
+bool xt_skipped(void);
 extern int xt_verbose;
 
 /* --------------------------------------------------------- the builds */
@@ -102,6 +103,8 @@ extern struct xt_build *xt_b;
 /* Feature probes and loading (load.c). Returns false after a failure. */
 bool xt_load_builds(struct xt_build builds[XT_NR_BUILDS]);
 void xt_unload_builds(struct xt_build builds[XT_NR_BUILDS]);
+/* The running kernel's BTF has struct name (a feature probe). */
+bool xt_kernel_has_struct(const char *name);
 /* Attach (or detach) the build's FDB trace programs. */
 bool xt_trace_attach(struct xt_build *b);
 void xt_trace_detach(void);
@@ -180,6 +183,9 @@ extern bool xt_kwant_promisc;
  * the topology resets it to); applied by xt_kports_sync(). */
 extern __u32 xt_kwant_mtu[XT_NR_PORTS];
 bool xt_kports_sync(void);
+/* A clsact qdisc on the port with a filter on its ingress (filter: else
+ * none), or (on false, filter false) no clsact qdisc. */
+bool xt_tc_ingress(int port, bool on, bool filter);
 /* Read a port's state and flags back from the kernel (netlink). */
 bool xt_kport_read(int port, struct xt_kport *out);
 bool xt_kport_read_ifindex(__u32 ifindex, struct xt_kport *out);

@@ -57,6 +57,11 @@ static bool has(const struct btf *btf, const char *name, int kind)
 	return btf && btf__find_by_name_kind(btf, name, kind) > 0;
 }
 
+bool xt_kernel_has_struct(const char *name)
+{
+	return has(probe.vmlinux, name, BTF_KIND_STRUCT);
+}
+
 static void helper(enum bpf_prog_type t, enum bpf_func_id id, const char *name,
 		   char *why, size_t len)
 {

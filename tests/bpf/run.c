@@ -312,8 +312,12 @@ static void run_row(const struct xt_table *t, const struct xt_row *r)
 	size_t len;
 	int i;
 
-	if (!xt_row_prepare(t, r->setup))
+	if (!xt_row_prepare(t, r->setup)) {
+		/* A setup that could not do its part, and said nothing. */
+		if (!xt_skipped())
+			CHECK(xt_failed(), "the row's setup failed");
 		return;
+	}
 	if (xt_b->live && r->live[0].stage != ST_END)
 		exp = r->live;
 	len = xt_build_frame(&r->fr, frame);

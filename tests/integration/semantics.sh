@@ -61,6 +61,8 @@
 #             known to the bridge: frames to it never flood
 #   nfswitch  br_netfilter switched on (bridge-nf-call-iptables=1) under a
 #             bypassed flow, FORWARD DROP: from 1 s after, nothing passes
+#   tcnow     a tc drop filter on a port's ingress after attach, frames
+#             sent at once: none gets through (live variants; tcx kernels)
 #   nfcheck   br_netfilter on, no rule that drops: IPv4 frames with a
 #             header checksum that does not add up (dropped), with bytes
 #             beyond the packet (trimmed), a lone first fragment with
@@ -125,7 +127,7 @@ set -u
 . "$HERE/semlib.sh"
 . "$HERE/semshare.sh"
 
-CASES=${SEM_CASES:-flood,vxlan,stp,blocking,isolation,backup,neigh,moved,locked,learning,static,dynsticky,notify,fdbrace,mtu,nfswitch,nfcheck,gso,ageing,silence,shortage,hub,tc,promisc,tunnel,qtag,tcn,vlan,vlanstate,qinq,vtunnel,vlanchange,vlandev,tcx,tcxegress,xdpfilter}
+CASES=${SEM_CASES:-flood,vxlan,stp,blocking,isolation,backup,neigh,moved,locked,learning,static,dynsticky,notify,fdbrace,mtu,nfswitch,nfcheck,gso,ageing,silence,shortage,hub,tc,tcnow,promisc,tunnel,qtag,tcn,vlan,vlanstate,qinq,vtunnel,vlanchange,vlandev,tcx,tcxegress,xdpfilter}
 KINDS=${SEM_KINDS:-veth,tap}
 VARIANTS=${SEM_VARIANTS:-}
 FULL=0
@@ -1249,6 +1251,30 @@ case_tc() { # VARIANT pre|post
 	return $st
 }
 
+# A tc filter that drops at stand-in 1's port ingress, put there after
+# attach with frames sent at once (no waiting for the follower): the
+# kernel runs it after tcx programs, so a redirect by the TC stage, or the
+# XDP stage before it, would skip it. The live datapath reads it on every
+# frame: nothing of 1 -> 4 arrives, from the first frame (live variants,
+# where the TC stage is a tcx program).
+case_tcnow() { # VARIANT
+	local v=$1 st=0
+	learn_all || return 1
+	v_attach "$v" && warm "$v" || return 1
+	m_start || return 1
+	tc_put "${VPORT[1]}" ingress || st=1
+	tx 1 4 "$N" || st=1
+	m_end || st=1
+	expect_at 14 "" || st=1
+	[ "$v" = bridge ] || show_ctr "$v" "${VPORT[1]}" tc_redirect xdp_redirect pass_state
+	tc_clear "${VPORT[1]}"
+	v_detach "$v" || st=1
+	return $st
+}
+have_tcx() {
+	bpftool btf dump file /sys/kernel/btf/vmlinux 2>/dev/null | grep -q "STRUCT 'tcx_entry'"
+}
+
 # ---------------------------------------------------------------- promisc
 
 # A promiscuous bridge (tcpdump -i BR, a macvlan on it) hands the host a
@@ -1830,6 +1856,16 @@ kind_cases() {
 		run_case tc "tc drops on ports (ingress filter, egress qdisc, egress filter) set before attach: nothing gets through" "$BEFORE_VARIANTS" pre
 		NOBASE=1 run_case tc "tc drops on ports set after attach: nothing gets through" "$AFTER_FOLLOW" post
 	}
+	if want tcnow; then
+		if ! have_tcx; then
+			note "SKIP tcnow: no tcx in this kernel (struct tcx_entry, Linux 6.6)"
+		elif [ "$LIVE_OK" = 0 ]; then
+			note "SKIP tcnow: no live datapath here ($LIVE_WHY)"
+		else
+			run_case tcnow "tc drop filter on a port's ingress after attach, frames at once: none gets through (live)" \
+				"$(echo "$AFTER_VARIANTS" | tr ' ' '\n' | grep /live | tr '\n' ' ')"
+		fi
+	fi
 	want promisc && {
 		run_case promisc "promiscuous bridge before attach: the host sees every forwarded frame" "$BEFORE_VARIANTS" pre
 		NOBASE=1 run_case promisc "promiscuous bridge after attach: the host sees every forwarded frame" "$AFTER_VARIANTS" post

@@ -292,24 +292,35 @@ static bool b_mtu_68(void)
 	return true;
 }
 
+/* A tc filter on A's ingress, which the kernel runs after A's TC stage,
+ * a tcx program (a_tcx). */
+static bool a_tc_filter(void)
+{
+	return xt_tc_ingress(P_A, true, true);
+}
+
 static void kernel_changes(void)
 {
 	static const struct {
 		const char *name;
 		bool (*change)(void);
-		bool b_isolated, a_isolated, b_known;
+		bool b_isolated, a_isolated, b_known, a_tcx;
 	} c[] = {
-		{ "A not forwarding", a_blocked, false, false, false },
-		{ "A locked", a_locked, false, false, false },
+		{ "A not forwarding", a_blocked, false, false, false, false },
+		{ "A locked", a_locked, false, false, false, false },
 		{ "A isolated, B isolated in the map", a_isolated, true, false,
+		  false, false },
+		{ "A left the bridge", a_left, false, false, false, false },
+		{ "the bridge promiscuous", promisc, false, false, false,
 		  false },
-		{ "A left the bridge", a_left, false, false, false },
-		{ "the bridge promiscuous", promisc, false, false, false },
-		{ "B (known) not forwarding", b_blocked, false, false, true },
+		{ "B (known) not forwarding", b_blocked, false, false, true,
+		  false },
 		{ "B (known) isolated, A isolated", b_isolated, false, true,
-		  true },
+		  true, false },
 		{ "B's (known) device MTU lowered", b_mtu_68, false, false,
-		  true },
+		  true, false },
+		{ "a tc filter on A's ingress, its TC stage a tcx program",
+		  a_tc_filter, false, false, false, true },
 	};
 	size_t i;
 
@@ -322,6 +333,20 @@ static void kernel_changes(void)
 			 c[i].name);
 		if (!prepare(name, true))
 			continue;
+		if (c[i].a_tcx) {
+			struct xdpnet_port p;
+
+			if (!xt_kernel_has_struct("tcx_entry")) {
+				xt_skip("no tcx in this kernel (struct "
+					"tcx_entry, Linux 6.6)");
+				continue;
+			}
+			if (!xt_port_get(P_A, &p))
+				continue;
+			p.hook = XDPNET_HOOK_TCX;
+			if (!xt_port_put(P_A, &p))
+				continue;
+		}
 		if (c[i].b_isolated &&
 		    !xt_port_flags(P_B, XDPNET_PORT_ISOLATED, 0))
 			continue;
@@ -344,6 +369,8 @@ static void kernel_changes(void)
 		CHECK(xt_gen() == gen, "the generation moved");
 		CHECK(tc(M_A, M_B) == PASS,
 		      "the cached decision stood against the kernel's view");
+		if (c[i].a_tcx)
+			xt_tc_ingress(P_A, false, false);
 	}
 }
 

@@ -7,7 +7,9 @@
  * live build follows at once, the portable build keeps deciding from the
  * maps until user space updates them. The egress port: from the maps
  * in both builds until a frame has come in through it; then the live
- * build reads its STP state, flags and MTU from the kernel too.
+ * build reads its STP state, flags and MTU from the kernel too. Filters
+ * of a clsact qdisc on the ingress, which the kernel runs after tcx
+ * programs: the live build holds the port at once.
  */
 #include <errno.h>
 #include <string.h>
@@ -169,6 +171,46 @@ static void br_addr_cached(void)
 		CHECK(rt.br == XT_STALE_BR, "the portable build wrote rt.br");
 }
 
+/* tc on port A's ingress (a clsact qdisc, with a filter or not), its TC
+ * stage a tcx program or a clsact filter: the kernel runs the qdisc's
+ * filters after tcx programs (Linux 6.6 and later), and a filter placed
+ * before xdpnet's clsact filter before it. */
+static bool a_tc(bool filter, __u8 hook)
+{
+	struct xdpnet_port p;
+
+	if (!xt_kernel_has_struct("tcx_entry")) {
+		xt_skip("no tcx in this kernel (struct tcx_entry, Linux 6.6)");
+		return false;
+	}
+	if (!xt_port_get(P_A, &p))
+		return false;
+	p.hook = hook;
+	if (!xt_port_put(P_A, &p))
+		return false;
+	return xt_tc_ingress(P_A, true, filter);
+}
+
+static bool a_tc_filter_tcx(void)
+{
+	return a_tc(true, XDPNET_HOOK_TCX);
+}
+
+static bool a_tc_qdisc_tcx(void)
+{
+	return a_tc(false, XDPNET_HOOK_TCX);
+}
+
+static bool a_tc_filter_clsact(void)
+{
+	return a_tc(true, XDPNET_HOOK_CLSACT);
+}
+
+static void a_tc_gone(void)
+{
+	xt_tc_ingress(P_A, false, false);
+}
+
 /* clang-format off */
 #define BYPASS { TC_TO(P_B), XDP_TO(P_B) }
 #define STATE { TC_PASS(STATE), XDP_ON }
@@ -246,6 +288,23 @@ static const struct xt_row rows[] = {
 	  { TC_TO(P_B), XDP_DEFER(SIZE) },
 	  { TC_PASS(MTU), XDP_DEFER(SIZE) },
 	  .setup = b_known_mtu },
+	{ .name = "tc filter on the ingress, the TC stage a tcx program",
+	  { TO_B },
+	  BYPASS,
+	  STATE,
+	  .setup = a_tc_filter_tcx,
+	  .check = a_tc_gone },
+	{ .name = "clsact qdisc without filters, the TC stage a tcx program",
+	  { TO_B },
+	  BYPASS,
+	  .setup = a_tc_qdisc_tcx,
+	  .check = a_tc_gone },
+	{ .name = "tc filter on the ingress, the TC stage a clsact filter after "
+		  "it",
+	  { TO_B },
+	  BYPASS,
+	  .setup = a_tc_filter_clsact,
+	  .check = a_tc_gone },
 	{ .name = "the bridge's address is cached, a stale one checked again",
 	  { TO_B },
 	  BYPASS,
