@@ -647,6 +647,25 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 			}
 			nf_on = on;
 		}
+		/* tc changed on a port: hold the ports whose ingress has
+		 * filters now (netlink alone), before the tools run. The TC
+		 * stage, a tcx program, runs before a qdisc's filters, and
+		 * the XDP stage before both; the live datapath sees them
+		 * itself where the TC stage is a tcx program. */
+		if (b->tc && !b->gone) {
+			struct xn_policy held;
+
+			if (xn_policy_tc_now(br, &pol, &held) > 0) {
+				b->full = 1;
+				err = apply(&s, br, b, &held);
+				free((void *)held.tc_in);
+				if (err == 1) {
+					gone(bridge, lk, flk);
+					err = 0;
+					break;
+				}
+			}
+		}
 		/* The filters are read again below, which takes tens of
 		 * milliseconds (the tools run). A change to ports we carry
 		 * goes in first, under the policy they already have: a port's

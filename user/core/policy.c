@@ -151,3 +151,49 @@ void xn_policy_free(struct xn_policy *pol)
 	free((void *)pol->no_xdp);
 	memset(pol, 0, sizeof(*pol));
 }
+
+int xn_policy_tc_now(const struct xn_link *br, const struct xn_policy *pol,
+		     struct xn_policy *held)
+{
+	struct xn_filt_port_id *ids = NULL;
+	struct xn_link *ports = NULL;
+	char unknown[256] = "";
+	__u32 *tc_in = NULL;
+	int np = 0, n, i, j, added = 0;
+
+	*held = *pol;
+	if (xn_list_ports(br->ifindex, &ports, &np) || !np)
+		goto out;
+	ids = calloc(np, sizeof(*ids));
+	tc_in = calloc(pol->ntc_in + np, sizeof(*tc_in));
+	if (!ids || !tc_in)
+		goto out;
+	for (i = 0; i < np; i++) {
+		snprintf(ids[i].name, sizeof(ids[i].name), "%s", ports[i].name);
+		ids[i].ifindex = (int)ports[i].ifindex;
+	}
+	xn_filt_read_tc(ids, np, unknown, sizeof(unknown));
+	if (pol->ntc_in)
+		memcpy(tc_in, pol->tc_in, pol->ntc_in * sizeof(*tc_in));
+	n = pol->ntc_in;
+	for (i = 0; i < np; i++) {
+		if (!ids[i].tc_in[0])
+			continue;
+		for (j = 0; j < n && tc_in[j] != (__u32)ids[i].ifindex; j++)
+			;
+		if (j == n) {
+			tc_in[n++] = (__u32)ids[i].ifindex;
+			added++;
+		}
+	}
+	if (added) {
+		held->tc_in = tc_in;
+		held->ntc_in = n;
+		tc_in = NULL;
+	}
+out:
+	free(tc_in);
+	free(ids);
+	free(ports);
+	return added;
+}
