@@ -648,10 +648,11 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 			nf_on = on;
 		}
 		/* tc changed on a port: hold the ports whose ingress has
-		 * filters now (netlink alone), before the tools run. The TC
-		 * stage, a tcx program, runs before a qdisc's filters, and
-		 * the XDP stage before both; the live datapath sees them
-		 * itself where the TC stage is a tcx program. */
+		 * filters now, and keep XDP redirects out of those whose
+		 * egress has tc (netlink alone), before the tools run. The
+		 * TC stage, a tcx program, runs before a qdisc's filters, and
+		 * the XDP stage before both; the live datapath sees ingress
+		 * filters itself where the TC stage is a tcx program. */
 		if (b->tc && !b->gone) {
 			struct xn_policy held;
 
@@ -659,6 +660,7 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 				b->full = 1;
 				err = apply(&s, br, b, &held);
 				free((void *)held.tc_in);
+				free((void *)held.no_xdp);
 				if (err == 1) {
 					gone(bridge, lk, flk);
 					err = 0;

@@ -152,21 +152,34 @@ void xn_policy_free(struct xn_policy *pol)
 	memset(pol, 0, sizeof(*pol));
 }
 
+/* list (n entries, room for more) plus ifindex, if not in it: added? */
+static int list_add(__u32 *list, int *n, __u32 ifindex)
+{
+	int j;
+
+	for (j = 0; j < *n; j++)
+		if (list[j] == ifindex)
+			return 0;
+	list[(*n)++] = ifindex;
+	return 1;
+}
+
 int xn_policy_tc_now(const struct xn_link *br, const struct xn_policy *pol,
 		     struct xn_policy *held)
 {
 	struct xn_filt_port_id *ids = NULL;
 	struct xn_link *ports = NULL;
 	char unknown[256] = "";
-	__u32 *tc_in = NULL;
-	int np = 0, n, i, j, added = 0;
+	__u32 *tc_in = NULL, *no_xdp = NULL;
+	int np = 0, nin, nout, i, added = 0;
 
 	*held = *pol;
 	if (xn_list_ports(br->ifindex, &ports, &np) || !np)
 		goto out;
 	ids = calloc(np, sizeof(*ids));
 	tc_in = calloc(pol->ntc_in + np, sizeof(*tc_in));
-	if (!ids || !tc_in)
+	no_xdp = calloc(pol->nno_xdp + np, sizeof(*no_xdp));
+	if (!ids || !tc_in || !no_xdp)
 		goto out;
 	for (i = 0; i < np; i++) {
 		snprintf(ids[i].name, sizeof(ids[i].name), "%s", ports[i].name);
@@ -175,24 +188,26 @@ int xn_policy_tc_now(const struct xn_link *br, const struct xn_policy *pol,
 	xn_filt_read_tc(ids, np, unknown, sizeof(unknown));
 	if (pol->ntc_in)
 		memcpy(tc_in, pol->tc_in, pol->ntc_in * sizeof(*tc_in));
-	n = pol->ntc_in;
+	if (pol->nno_xdp)
+		memcpy(no_xdp, pol->no_xdp, pol->nno_xdp * sizeof(*no_xdp));
+	nin = pol->ntc_in;
+	nout = pol->nno_xdp;
 	for (i = 0; i < np; i++) {
-		if (!ids[i].tc_in[0])
-			continue;
-		for (j = 0; j < n && tc_in[j] != (__u32)ids[i].ifindex; j++)
-			;
-		if (j == n) {
-			tc_in[n++] = (__u32)ids[i].ifindex;
-			added++;
-		}
+		if (ids[i].tc_in[0])
+			added += list_add(tc_in, &nin, (__u32)ids[i].ifindex);
+		if (ids[i].tc_out[0])
+			added += list_add(no_xdp, &nout, (__u32)ids[i].ifindex);
 	}
 	if (added) {
 		held->tc_in = tc_in;
-		held->ntc_in = n;
-		tc_in = NULL;
+		held->ntc_in = nin;
+		held->no_xdp = no_xdp;
+		held->nno_xdp = nout;
+		tc_in = no_xdp = NULL;
 	}
 out:
 	free(tc_in);
+	free(no_xdp);
 	free(ids);
 	free(ports);
 	return added;

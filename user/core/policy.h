@@ -25,9 +25,10 @@ const char *xn_policy_summary(const struct xn_policy *pol);
 int xn_policy_differs(const struct xn_policy *a, const struct xn_policy *b);
 void xn_policy_free(struct xn_policy *pol);
 /* tc changed: pol, plus the ports of br whose ingress has tc filters or
- * actions now (read over netlink alone: quick), in *held; free
- * held->tc_in with free() when this returns more than 0. Returns how many
- * ports that adds (0: held is pol). */
+ * actions now, and those whose egress has tc of its own (no XDP redirects
+ * into them), read over netlink alone (quick), in *held; free
+ * held->tc_in and held->no_xdp with free() when this returns more than 0.
+ * Returns how many entries that adds (0: held is pol). */
 int xn_policy_tc_now(const struct xn_link *br, const struct xn_policy *pol,
 		     struct xn_policy *held);
 
