@@ -42,6 +42,15 @@
 # Each run of a test has XNST_TIMEOUT seconds (default 2400: under TCG,
 # no_forwarding alone took 904 s on the plain bridge in the 6.1 guest).
 #
+# br_netfilter: the tests expect bridged frames not to meet iptables (a
+# host without it; its header checks drop, say, the IPv4 headers that
+# pedit rewrites without fixing their checksum). Where it is loaded (the
+# Debian guests preload it for xdpnet's own tests), its bridge-nf-call-*
+# sysctls are 0 while the tests run (in the namespaces a test makes too,
+# from its setup_wait on) and restored after; XNST_BR_NETFILTER=on
+# leaves them as they are (then xdpnet's own br_netfilter checks are judged
+# too). The header line says which.
+#
 # Output: "ok N - ..." / "not ok N - ..." per test and run, then
 # "P passed, F failed". Logs: $XNST_LOGS (default a folder under /tmp),
 # kept when something failed.
@@ -64,12 +73,14 @@ mkdir -p "$LOGS"
 N=0 PASS=0 FAIL=0
 ok() { N=$((N + 1)); PASS=$((PASS + 1)); echo "ok $N - $*"; }
 notok() { N=$((N + 1)); FAIL=$((FAIL + 1)); echo "not ok $N - $*"; }
+NF_SAVED=
 cleanup() {
 	local b
 	# A test that died half-way may have left its bridges attached.
 	for b in $(sort -u "$W"/*.bridges 2>/dev/null); do
 		[ -e "/sys/fs/bpf/xdpnet/$b" ] && "$XDPNET" detach "$b" >/dev/null 2>&1
 	done
+	[ -n "$NF_SAVED" ] && sysctl -qw $NF_SAVED
 	[ "$FAIL" = 0 ] && rm -rf "$W"
 }
 trap cleanup EXIT
@@ -87,6 +98,25 @@ fi
 cat >>"$W/net/forwarding/lib.sh" <<'EOF'
 
 # ---- xdpnet's hook (tests/kernels/selftests.sh)
+# br_netfilter off in the namespaces the test made too (each new one
+# starts with bridge-nf-call-* 1), once its topology is up.
+if [[ "${XNST_NF_OFF:-}" = 1 ]]; then
+	xnst_nf_off()
+	{
+		local n
+		for n in $(ip netns list | cut -d' ' -f1); do
+			ip netns exec "$n" sysctl -qw net.bridge.bridge-nf-call-iptables=0 \
+				net.bridge.bridge-nf-call-ip6tables=0 \
+				net.bridge.bridge-nf-call-arptables=0 2>/dev/null
+		done
+	}
+	eval "xnst_nf_setup_wait() $(declare -f setup_wait | tail -n +2)"
+	setup_wait()
+	{
+		xnst_nf_off
+		xnst_nf_setup_wait "$@"
+	}
+fi
 if [[ -n "${XNST_RUN:-}" ]]; then
 	# Attach to every bridge of the test not yet attached in this run.
 	xnst_attach()
@@ -155,6 +185,7 @@ run() {
 		if [ "$mode" = xdpnet ]; then
 			export XNST_RUN=$run XNST_XDPNET=$XDPNET
 		fi
+		[ -n "$NF_SAVED" ] && export XNST_NF_OFF=1
 		timeout -k 10 "${XNST_TIMEOUT:-2400}" bash "./$t"
 	) >"$run.out" 2>&1 </dev/null
 	RC=$?
@@ -201,7 +232,21 @@ PY
 	done <"$W/$name.flips" >"$W/$name.rates"
 }
 
-echo "# kernel selftests from $SRC ($(cat "$SRC/package" 2>/dev/null || echo "unknown package")), Linux $(uname -r), $(ip -V)"
+NF_STATE="br_netfilter not loaded"
+if [ -d /proc/sys/net/bridge ]; then
+	for k in iptables ip6tables arptables; do
+		NF_SAVED="$NF_SAVED net.bridge.bridge-nf-call-$k=$(cat /proc/sys/net/bridge/bridge-nf-call-$k)"
+	done
+	if [ "${XNST_BR_NETFILTER:-off}" = on ]; then
+		NF_STATE="br_netfilter loaded, as it is:$NF_SAVED"
+		NF_SAVED=
+	else
+		sysctl -qw net.bridge.bridge-nf-call-iptables=0 net.bridge.bridge-nf-call-ip6tables=0 \
+			net.bridge.bridge-nf-call-arptables=0 || { notok "cannot switch br_netfilter's sysctls off"; exit 1; }
+		NF_STATE="br_netfilter loaded, bridge-nf-call-* 0 while the tests run (XNST_BR_NETFILTER=on keeps them)"
+	fi
+fi
+echo "# kernel selftests from $SRC ($(cat "$SRC/package" 2>/dev/null || echo "unknown package")), Linux $(uname -r), $(ip -V); $NF_STATE"
 for t in "${TESTS[@]}"; do
 	name=${t%.sh}
 	if [ ! -f "$SRC/forwarding/$t" ]; then
