@@ -215,7 +215,7 @@ check-bpf: $(BPF_TESTS)
 # which the veth one runs), run.sh's own sections, and the suites it used
 # to run one after the other. Longest first: tests/suites.sh starts them
 # in this order.
-SEM_TAP_CASES := flood,vxlan,stp,isolation,moved,locked,learning,static,mtu,nfswitch,gso,ageing,silence,shortage,hub,tc,promisc,tunnel,tcn,vlan,vlanstate,qinq,vtunnel,vlanchange,vlandev,tcx,tcxegress,xdpfilter
+SEM_TAP_CASES := flood,vxlan,stp,isolation,moved,locked,learning,static,mtu,nfswitch,nfcheck,gso,ageing,silence,shortage,hub,tc,tcnow,promisc,tunnel,tcn,vlan,vlanstate,qinq,vtunnel,vlanchange,vlandev,tcx,tcxegress,xdpfilter
 S_SEM_VETH := 'semantics-veth=tests/integration/semantics.sh --kinds veth'
 S_SEM_TAP := 'semantics-tap=SEM_PREFIX=xnr tests/integration/semantics.sh --kinds tap --cases $(SEM_TAP_CASES)'
 S_INTEGRATION := 'integration=tests/integration/run.sh --only errors,veth,tap,clsact,rollback'
