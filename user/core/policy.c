@@ -168,24 +168,19 @@ int xn_policy_tc_now(const struct xn_link *br, const struct xn_policy *pol,
 		     struct xn_policy *held)
 {
 	struct xn_filt_port_id *ids = NULL;
-	struct xn_link *ports = NULL;
 	char unknown[256] = "";
 	__u32 *tc_in = NULL, *no_xdp = NULL;
 	int np = 0, nin, nout, i, added = 0;
 
 	*held = *pol;
-	if (xn_list_ports(br->ifindex, &ports, &np) || !np)
+	if (xn_filt_ports_tc(br->ifindex, &ids, &np, unknown,
+			     sizeof(unknown)) ||
+	    !np)
 		goto out;
-	ids = calloc(np, sizeof(*ids));
 	tc_in = calloc(pol->ntc_in + np, sizeof(*tc_in));
 	no_xdp = calloc(pol->nno_xdp + np, sizeof(*no_xdp));
-	if (!ids || !tc_in || !no_xdp)
+	if (!tc_in || !no_xdp)
 		goto out;
-	for (i = 0; i < np; i++) {
-		snprintf(ids[i].name, sizeof(ids[i].name), "%s", ports[i].name);
-		ids[i].ifindex = (int)ports[i].ifindex;
-	}
-	xn_filt_read_tc(ids, np, unknown, sizeof(unknown));
 	if (pol->ntc_in)
 		memcpy(tc_in, pol->tc_in, pol->ntc_in * sizeof(*tc_in));
 	if (pol->nno_xdp)
@@ -209,6 +204,5 @@ out:
 	free(tc_in);
 	free(no_xdp);
 	free(ids);
-	free(ports);
 	return added;
 }

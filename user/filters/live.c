@@ -236,26 +236,35 @@ static void read_nets(struct xn_filt_live *L, const char *bridge)
 	freeifaddrs(ifa);
 }
 
-static int read_ports(struct xn_filt_live *L, __u32 bridge_ifindex)
+int xn_filt_ports_tc(unsigned int bridge_ifindex, struct xn_filt_port_id **out,
+		     int *n, char *unknown, size_t len)
 {
 	struct xn_link *ports = NULL;
-	int n = 0, i;
+	int i;
 
-	if (xn_list_ports(bridge_ifindex, &ports, &n))
+	*n = 0;
+	if (xn_list_ports(bridge_ifindex, &ports, n))
 		return -1;
-	L->ports = calloc(n ? n : 1, sizeof(*L->ports));
-	if (!L->ports) {
+	*out = calloc(*n ? *n : 1, sizeof(**out));
+	if (!*out) {
 		free(ports);
 		return -1;
 	}
-	for (i = 0; i < n; i++) {
-		memcpy(L->ports[i].name, ports[i].name, IF_NAMESIZE);
-		L->ports[i].ifindex = ports[i].ifindex;
+	for (i = 0; i < *n; i++) {
+		memcpy((*out)[i].name, ports[i].name, IF_NAMESIZE);
+		(*out)[i].ifindex = ports[i].ifindex;
 	}
 	free(ports);
+	xn_filt_read_tc(*out, *n, unknown, len);
+	return 0;
+}
+
+static int read_ports(struct xn_filt_live *L, __u32 bridge_ifindex)
+{
+	if (xn_filt_ports_tc(bridge_ifindex, &L->ports, &L->in.nports,
+			     L->unknown, sizeof(L->unknown)))
+		return -1;
 	L->in.ports = L->ports;
-	L->in.nports = n;
-	xn_filt_read_tc(L->ports, n, L->unknown, sizeof(L->unknown));
 	return 0;
 }
 
