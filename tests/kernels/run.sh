@@ -159,7 +159,8 @@ if [ "${XNK_SELFTESTS:-0}" = 1 ]; then
 	# 6.1 for mdb flush, mcast_max_groups, fdb_max_learned).
 	if [ "$SUITE" != bookworm ]; then
 		IPDIR=$CACHE/$SUITE-iproute2
-		if [ -x "$IPDIR/wrap/ip" ]; then
+		if [ -x "$IPDIR/usr/sbin/ip" ] && [ -f "$IPDIR/package" ]; then
+			iproute2_wraps "$SUITE-iproute2"
 			say "iproute2 for the selftests from the cache: $(cat "$IPDIR/package")"
 		else
 			apt_suite "$SUITE"

@@ -28,7 +28,8 @@
 #	the current suite's iproute2 with the libraries it needs, its C
 #	library too, unpacked into $CACHE/DEST (the host's C library may be
 #	older than it needs): DEST/wrap/{ip,bridge,tc} start it through its
-#	own dynamic loader, DEST/package names it
+#	own dynamic loader (iproute2_wraps DEST writes them, in bash),
+#	DEST/package names it
 #
 # The caller defines say MSG and die MSG. Remove the cache folder to
 # download afresh.
@@ -157,6 +158,21 @@ libzstd1 libmnl0 libselinux1 libpcre2-8-0 libtirpc3t64 libgssapi-krb5-2
 libkrb5-3 libk5crypto3 libcom-err2 libkrb5support0 libkeyutils1 libssl3t64
 libxtables12"
 
+# iproute2_wraps DEST: DEST/wrap/{ip,bridge,tc} run DEST's programs with
+# DEST's libraries. In bash, not sh: dash drops the environment's exported
+# bash functions (BASH_FUNC_name%%), and the selftests' in_ns runs
+# "ip netns exec NS bash" on functions exported with export -f.
+iproute2_wraps() {
+	local t=$CACHE/$1 p l
+	l="$t/usr/lib/x86_64-linux-gnu:$t/lib/x86_64-linux-gnu"
+	mkdir -p "$t/wrap"
+	for p in ip bridge tc; do
+		printf '#!/bin/bash\nexec %s --library-path %s %s "$@"\n' \
+			"$t/usr/lib64/ld-linux-x86-64.so.2" "$l" "$t/usr/sbin/$p" >"$t/wrap/$p"
+		chmod +x "$t/wrap/$p"
+	done
+}
+
 fetch_iproute2() { # DEST
 	local dl p t l v
 	dl=$(mktemp -d "$CACHE/.dl.XXXXXX")
@@ -171,16 +187,11 @@ fetch_iproute2() { # DEST
 	done
 	t=$CACHE/$1
 	l="$t/usr/lib/x86_64-linux-gnu:$t/lib/x86_64-linux-gnu"
-	mkdir -p "$dl/t/wrap"
-	for p in ip bridge tc; do
-		printf '#!/bin/sh\nexec %s --library-path %s %s "$@"\n' \
-			"$t/usr/lib64/ld-linux-x86-64.so.2" "$l" "$t/usr/sbin/$p" >"$dl/t/wrap/$p"
-		chmod +x "$dl/t/wrap/$p"
-	done
 	echo "iproute2 $v" >"$dl/t/package"
 	rm -rf "${CACHE:?}/$1"
 	mv "$dl/t" "$t"
 	rm -rf "$dl"
+	iproute2_wraps "$1"
 	# Every library found, and the program runs.
 	if "$t/usr/lib64/ld-linux-x86-64.so.2" --library-path "$l" --list "$t/usr/sbin/ip" | grep -q 'not found' ||
 		! "$t/wrap/ip" -V >/dev/null; then
