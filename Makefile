@@ -317,10 +317,10 @@ GUESTS := $(if $(filter 0,$(CHECK_VM)),echo "check-vm skipped (CHECK_VM=0)";,$(M
 	$(if $(filter 0,$(CHECK_KERNELS)),echo "check-kernels skipped (CHECK_KERNELS=0)";,$(MAKE) -s check-kernels KERNELS="$(CHECK_KERNEL_SUITES)" KERNEL_PARTS="$(CHECK_KERNEL_PARTS)" || st=1;)
 check: deps
 	$(TIMED) prepare $(MAKE) check-prepare
-	$(SUITES) --logs $(OUT)/check $(S_SEM_TAP) $(S_INTEGRATION) \
-		'guests=st=0; $(GUESTS) exit $$st' $(S_SEM_VETH) \
-		'bench=$(MAKE) -s check-bench' \
-		$(S_CRASH) 'libvirt=$(MAKE) -s check-libvirt' \
+	$(SUITES) --logs $(OUT)/check $(S_SEM_VETH) $(S_INTEGRATION) \
+		$(S_SEM_TAP) 'guests=st=0; $(GUESTS) exit $$st' \
+		$(S_CRASH) 'bench=$(MAKE) -s check-bench' \
+		'libvirt=$(MAKE) -s check-libvirt' \
 		$(S_PROMETHEUS) $(S_UPGRADE) 'bpf=$(MAKE) -s check-bpf' \
 		$(S_SHORT) 'install=$(MAKE) -s check-install' \
 		'unit=$(MAKE) -s check-unit'
