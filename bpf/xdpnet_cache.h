@@ -122,11 +122,14 @@ static __always_inline int cache_hit(struct xdpnet_frame *f,
 		     (e->flags & XDPNET_FLOW_OUT_ISOLATED)))
 			return 0;
 		/* The egress port, as the full decision reads it: still
-		 * forwarding, unlocked, isolated as it was; its MTU now. */
-		if (live_out(e->out_slot, e->target, &of, &f->out_mtu) &&
+		 * forwarding, unlocked, isolated as it was, without tc on
+		 * its egress for an XDP redirect; its MTU now. */
+		if (live_out(e->out_slot, e->target, &of, &f->out_mtu, stage) &&
 		    (!(of & XDPNET_PORT_FWD) || (of & XDPNET_PORT_LOCKED) ||
 		     !(of & XDPNET_PORT_ISOLATED) !=
-			     !(e->flags & XDPNET_FLOW_OUT_ISOLATED)))
+			     !(e->flags & XDPNET_FLOW_OUT_ISOLATED) ||
+		     ((of & XDPNET_PORT_TC_EGRESS) &&
+		      (e->flags & XDPNET_FLOW_OUT_XDP))))
 			return 0;
 	}
 #endif

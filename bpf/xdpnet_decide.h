@@ -337,7 +337,7 @@ static __always_inline __u32 decide_bridge(struct xdpnet_frame *f,
 #if XDPNET_HAVE_LIVE
 	/* The egress port as the bridge has it now; the map still says
 	 * what user space adds (filters, carrier, holds). */
-	if (live_out(slot, dst->ifindex, &out_flags, &out_mtu))
+	if (live_out(slot, dst->ifindex, &out_flags, &out_mtu, stage))
 		out_flags =
 			(out_flags & (out->flags | ~XDPNET_PORT_FWD)) |
 			(out->flags & ~(XDPNET_PORT_FWD | XDPNET_PORT_ISOLATED |
@@ -372,7 +372,8 @@ static __always_inline __u32 decide_bridge(struct xdpnet_frame *f,
 	f->out_mtu = out_mtu;
 	if (out_flags & XDPNET_PORT_ISOLATED)
 		f->flow_flags |= XDPNET_FLOW_OUT_ISOLATED;
-	if (out->flags & XDPNET_PORT_XDP_TARGET)
+	if ((out->flags & XDPNET_PORT_XDP_TARGET) &&
+	    !(out_flags & XDPNET_PORT_TC_EGRESS))
 		f->flow_flags |= XDPNET_FLOW_OUT_XDP;
 	if (in->flags & XDPNET_PORT_VETH)
 		f->flow_flags |= XDPNET_FLOW_IN_VETH;

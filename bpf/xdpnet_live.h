@@ -15,7 +15,8 @@
  * frame has come in through it (its device's address is kept by slot, and
  * checked before use: the device still has that ifindex and is a port of
  * this bridge): its STP state, locked and isolated flags, vlan_tunnel
- * (which holds it) and its device's MTU (where the map's is higher);
+ * (which holds it), its device's MTU (where the map's is higher) and, at
+ * the XDP stage, tc on its device's egress (which an XDP redirect skips);
  * until then, or when the check fails, the ports map says. (Other bridge-wide
  * settings, hub mode and VLAN filtering, come from xdpnet_cfg in both builds.)
  * Elsewhere (bpf/xdpnet.bpf.c built without XDPNET_LIVE) the same facts come
@@ -116,26 +117,13 @@ static __always_inline int live_port(struct net_device *dev, __u32 *flags,
 	return XDPNET_LIVE_OK;
 }
 
-/* Does the device at kdev have filters of a clsact (or ingress) qdisc on
- * its ingress? The kernel runs them after its tcx programs (tcx_entry's
- * mini_Qdisc, Linux 6.6 and later), so a redirect by the TC stage there,
- * or by the XDP stage before it, would skip them: the port is held, as
- * user space holds it once it has read them. Asked only where the TC
- * stage is a tcx program (as a clsact filter itself, its own filter is in
- * that list, and filters placed before it run first). */
-static __always_inline int live_tc_filters(__u64 kdev)
+/* The filters of a clsact (or ingress) qdisc on the side of a device
+ * whose tcx entry is e (tcx_entry's mini_Qdisc, Linux 6.6 and later). */
+static __always_inline int tcx_filters(struct bpf_mprog_entry *e)
 {
-	struct bpf_mprog_entry *e;
-	struct net_device *dev;
 	struct mini_Qdisc *mq;
 	struct tcx_entry *tx;
 
-	if (!bpf_core_field_exists(struct net_device, tcx_ingress) || !kdev)
-		return 0;
-	dev = bpf_rdonly_cast((void *)kdev,
-			      bpf_core_type_id_kernel(struct net_device));
-	e = bpf_rdonly_cast(dev->tcx_ingress,
-			    bpf_core_type_id_kernel(struct bpf_mprog_entry));
 	if (!e || !e->parent)
 		return 0;
 	tx = bpf_rdonly_cast(
@@ -147,6 +135,47 @@ static __always_inline int live_tc_filters(__u64 kdev)
 	return mq && mq->filter_list;
 }
 
+/* Does the device at kdev have filters of a clsact (or ingress) qdisc on
+ * its ingress? The kernel runs them after its tcx programs, so a redirect
+ * by the TC stage there, or by the XDP stage before it, would skip them:
+ * the port is held, as user space holds it once it has read them. Asked
+ * only where the TC stage is a tcx program (as a clsact filter itself, its
+ * own filter is in that list, and filters placed before it run first). */
+static __always_inline int live_tc_filters(__u64 kdev)
+{
+	struct net_device *dev;
+
+	if (!bpf_core_field_exists(struct net_device, tcx_ingress) || !kdev)
+		return 0;
+	dev = bpf_rdonly_cast((void *)kdev,
+			      bpf_core_type_id_kernel(struct net_device));
+	return tcx_filters(bpf_rdonly_cast(
+		dev->tcx_ingress,
+		bpf_core_type_id_kernel(struct bpf_mprog_entry)));
+}
+
+/* Has the egress port's device tc of its own on its egress: a root qdisc
+ * that a user made (the kernel's default ones have no handle), or tcx
+ * programs or a clsact qdisc's filters there (Linux 6.6 and later)? A TC
+ * redirect passes through them, an XDP redirect through none: the XDP
+ * stage leaves such a port to the TC stage, as it does once user space
+ * has read them (XDPNET_PORT_TC_EGRESS, which also covers a qdisc below a
+ * default root and, before tcx, clsact's egress filters). */
+static __always_inline int live_tc_egress(struct net_device *dev)
+{
+	struct bpf_mprog_entry *e;
+	struct Qdisc *q;
+
+	q = bpf_rdonly_cast(dev->qdisc, bpf_core_type_id_kernel(struct Qdisc));
+	if (q && q->handle)
+		return 1;
+	if (!bpf_core_field_exists(struct net_device, tcx_egress))
+		return 0;
+	e = bpf_rdonly_cast(dev->tcx_egress,
+			    bpf_core_type_id_kernel(struct bpf_mprog_entry));
+	return e && (e->fp_items[0].prog || tcx_filters(e));
+}
+
 /* The ingress port's device, kept for frames that leave through it. */
 static __always_inline void live_keep_dev(__u32 slot, __u64 kdev)
 {
@@ -156,12 +185,13 @@ static __always_inline void live_keep_dev(__u32 slot, __u64 kdev)
 
 /* The egress port in slot, device ifindex, read live: 1 with *flags
  * (XDPNET_PORT_FWD, _ISOLATED, _LOCKED; no FWD with vlan_tunnel on: the
- * bridge pops a tunnel VLAN's tag there) and *mtu lowered to the device's
- * (it holds the map's on entry); 0 when it cannot be
- * read (no frame came in through it yet, or the device kept is no longer
- * that port of this bridge): then the ports map says. */
+ * bridge pops a tunnel VLAN's tag there; at the XDP stage,
+ * XDPNET_PORT_TC_EGRESS where its device has tc on its egress) and *mtu
+ * lowered to the device's (it holds the map's on entry); 0 when it cannot
+ * be read (no frame came in through it yet, or the device kept is no
+ * longer that port of this bridge): then the ports map says. */
 static __always_inline int live_out(__u32 slot, __u32 ifindex, __u32 *flags,
-				    __u32 *mtu)
+				    __u32 *mtu, const enum xdpnet_stage stage)
 {
 	struct net_bridge_port *p;
 	struct net_bridge *br;
@@ -190,6 +220,8 @@ static __always_inline int live_out(__u32 slot, __u32 ifindex, __u32 *flags,
 	*flags = live_flags(p);
 	if (p->flags & BR_VLAN_TUNNEL_)
 		*flags &= ~XDPNET_PORT_FWD;
+	if (stage == XDPNET_STAGE_XDP && live_tc_egress(dev))
+		*flags |= XDPNET_PORT_TC_EGRESS;
 	/* The lower of the device's and the map's: a frame over either
 	 * goes to the bridge, which decides. */
 	if (dev->mtu < *mtu)

@@ -16,9 +16,11 @@
 #include <time.h>
 #include <unistd.h>
 #include <net/if.h>
+#include <bpf/bpf.h>
 
 #include "harness.h"
 #include "lib/nl.h"
+#include "lib/tcx.h"
 #include "lib/util.h"
 
 #define BR_STATE_FORWARDING 3
@@ -332,6 +334,41 @@ bool xt_tc_ingress(int port, bool on, bool filter)
 	/* u32 without an action: this kernel has no matchall, no gact. */
 	return !filter ||
 	       CHECK(!xt_sh("tc filter add dev %s ingress pref 1 u32 match u32 "
+			    "0 0 classid 1:1",
+			    dev),
+		     "cannot add a tc filter to %s: %s", dev, xt_sh_out);
+}
+
+bool xt_tc_egress(int port, enum xt_tc_out what)
+{
+	const char *dev = xt_ports[port].dev;
+	static int link = -1;
+
+	if (link >= 0)
+		close(link);
+	link = -1;
+	xt_sh("tc qdisc del dev %s root 2>/dev/null", dev);
+	xt_sh("tc qdisc del dev %s clsact 2>/dev/null", dev);
+	switch (what) {
+	case XT_TC_NONE:
+		return true;
+	case XT_TC_ROOT_QDISC:
+		return CHECK(
+			!xt_sh("tc qdisc add dev %s root handle 7: pfifo", dev),
+			"cannot add a root qdisc to %s: %s", dev, xt_sh_out);
+	case XT_TC_TCX_PROG:
+		link = bpf_link_create(xt_b->tc, xt_ifindex(port),
+				       XN_TCX_EGRESS, NULL);
+		return CHECK(link >= 0, "cannot attach a tcx program to %s: %s",
+			     dev, strerror(errno));
+	default:
+		break;
+	}
+	if (!CHECK(!xt_sh("tc qdisc add dev %s clsact", dev),
+		   "cannot add a clsact qdisc to %s: %s", dev, xt_sh_out))
+		return false;
+	return what == XT_TC_CLSACT ||
+	       CHECK(!xt_sh("tc filter add dev %s egress pref 1 u32 match u32 "
 			    "0 0 classid 1:1",
 			    dev),
 		     "cannot add a tc filter to %s: %s", dev, xt_sh_out);

@@ -186,6 +186,17 @@ bool xt_kports_sync(void);
 /* A clsact qdisc on the port with a filter on its ingress (filter: else
  * none), or (on false, filter false) no clsact qdisc. */
 bool xt_tc_ingress(int port, bool on, bool filter);
+/* tc on port's egress: XT_TC_NONE (removed), a root qdisc of a user's
+ * (a handle), a clsact qdisc without filters, with a filter, or a tcx
+ * program (the build's TC program: only its presence counts). */
+enum xt_tc_out {
+	XT_TC_NONE,
+	XT_TC_ROOT_QDISC,
+	XT_TC_CLSACT,
+	XT_TC_EGRESS_FILTER,
+	XT_TC_TCX_PROG,
+};
+bool xt_tc_egress(int port, enum xt_tc_out what);
 /* Read a port's state and flags back from the kernel (netlink). */
 bool xt_kport_read(int port, struct xt_kport *out);
 bool xt_kport_read_ifindex(__u32 ifindex, struct xt_kport *out);

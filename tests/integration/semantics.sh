@@ -61,8 +61,9 @@
 #             known to the bridge: frames to it never flood
 #   nfswitch  br_netfilter switched on (bridge-nf-call-iptables=1) under a
 #             bypassed flow, FORWARD DROP: from 1 s after, nothing passes
-#   tcnow     a tc drop filter on a port's ingress after attach, frames
-#             sent at once: none gets through (live variants; tcx kernels)
+#   tcnow     a tc drop filter on a port's ingress, or a qdisc and a
+#             filter on ports' egress, after attach, frames sent at once:
+#             none gets through (live variants; tcx kernels)
 #   nfcheck   br_netfilter on, no rule that drops: IPv4 frames with a
 #             header checksum that does not add up (dropped), with bytes
 #             beyond the packet (trimmed), a lone first fragment with
@@ -1251,23 +1252,40 @@ case_tc() { # VARIANT pre|post
 	return $st
 }
 
-# A tc filter that drops at stand-in 1's port ingress, put there after
-# attach with frames sent at once (no waiting for the follower): the
-# kernel runs it after tcx programs, so a redirect by the TC stage, or the
-# XDP stage before it, would skip it. The live datapath reads it on every
-# frame: nothing of 1 -> 4 arrives, from the first frame (live variants,
-# where the TC stage is a tcx program).
-case_tcnow() { # VARIANT
-	local v=$1 st=0
+# tc that drops, put there after attach with frames sent at once (no
+# waiting for the follower). in: a filter on stand-in 1's port ingress,
+# which the kernel runs after tcx programs, so a redirect by the TC stage,
+# or the XDP stage before it, would skip it: nothing of 1 -> 4 arrives.
+# out: a qdisc on stand-in 2's port and a filter on 3's port egress, which
+# an XDP redirect would skip (a TC redirect goes through them): nothing of
+# 4 -> 2 or 4 -> 3 arrives. The live datapath reads both on every frame,
+# from the first (live variants, where the TC stage is a tcx program).
+case_tcnow() { # VARIANT in|out
+	local v=$1 side=$2 st=0
 	learn_all || return 1
 	v_attach "$v" && warm "$v" || return 1
+	# (The live datapath reads an egress port once a frame has come in
+	# through it: 2's came in warm.)
+	if [ "$side" = out ] && [ "$v" != bridge ]; then
+		tx 3 4 2 || return 1
+	fi
 	m_start || return 1
-	tc_put "${VPORT[1]}" ingress || st=1
-	tx 1 4 "$N" || st=1
+	if [ "$side" = in ]; then
+		tc_put "${VPORT[1]}" ingress || st=1
+		tx 1 4 "$N" || st=1
+	else
+		tc_put "${VPORT[2]}" qdisc && tc_put "${VPORT[3]}" egress || st=1
+		tx 4 2 "$N" && tx 4 3 "$N" || st=1
+	fi
 	m_end || st=1
-	expect_at 14 "" || st=1
-	[ "$v" = bridge ] || show_ctr "$v" "${VPORT[1]}" tc_redirect xdp_redirect pass_state
-	tc_clear "${VPORT[1]}"
+	if [ "$side" = in ]; then
+		expect_at 14 "" || st=1
+		[ "$v" = bridge ] || show_ctr "$v" "${VPORT[1]}" tc_redirect xdp_redirect pass_state
+	else
+		expect_at 42 "" && expect_at 43 "" || st=1
+		[ "$v" = bridge ] || show_ctr "$v" "${VPORT[4]}" tc_redirect xdp_redirect xdp_defer_target
+	fi
+	tc_clear "${VPORT[1]}" "${VPORT[2]}" "${VPORT[3]}"
 	v_detach "$v" || st=1
 	return $st
 }
@@ -1863,7 +1881,9 @@ kind_cases() {
 			note "SKIP tcnow: no live datapath here ($LIVE_WHY)"
 		else
 			run_case tcnow "tc drop filter on a port's ingress after attach, frames at once: none gets through (live)" \
-				"$(echo "$AFTER_VARIANTS" | tr ' ' '\n' | grep /live | tr '\n' ' ')"
+				"$(echo "$AFTER_VARIANTS" | tr ' ' '\n' | grep /live | tr '\n' ' ')" in
+			run_case tcnow "tc drop qdisc and filter on ports' egress after attach, frames at once: none gets through (live)" \
+				"$(echo "$AFTER_VARIANTS" | tr ' ' '\n' | grep /live | tr '\n' ' ')" out
 		fi
 	fi
 	want promisc && {

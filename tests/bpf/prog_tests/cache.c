@@ -560,6 +560,32 @@ static void xdp_and_trace(void)
 	}
 }
 
+/* A cached XDP redirect to B (known), then a root qdisc on B's device,
+ * the kernel alone: an XDP redirect would skip it, so the XDP stage leaves
+ * the next frame to the TC stage, which goes through it. */
+static void egress_tc(void)
+{
+	__u32 gen;
+
+	if (!prepare("the kernel alone puts a qdisc on B's (known) device: "
+		     "a cached XDP redirect is decided anew",
+		     true) ||
+	    !CHECK(run(false, P_B, M_B, M_A, false) == REDIRECT,
+		   "B -> A not redirected") ||
+	    !CHECK(run(true, P_A, M_A, M_B, false) == XDP_REDIRECT,
+		   "A -> B not redirected by XDP") ||
+	    !CHECK(cached(M_A, M_B) >= 1, "not cached by the XDP stage"))
+		return;
+	gen = xt_gen();
+	if (xt_tc_egress(P_B, XT_TC_ROOT_QDISC)) {
+		CHECK(xt_gen() == gen, "the generation moved");
+		CHECK(run(true, P_A, M_A, M_B, false) == XDP_PASS,
+		      "the cached XDP redirect stood against B's qdisc");
+		CHECK(tc(M_A, M_B) == REDIRECT, "the TC stage passes A -> B");
+	}
+	xt_tc_egress(P_B, XT_TC_NONE);
+}
+
 void test_cache(void)
 {
 	/* One CPU, so that consecutive frames meet their entry (per_cpu()
@@ -573,5 +599,6 @@ void test_cache(void)
 	learning_on();
 	not_cached();
 	xdp_and_trace();
+	egress_tc();
 	xt_unpin();
 }

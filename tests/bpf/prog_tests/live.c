@@ -9,7 +9,10 @@
  * in both builds until a frame has come in through it; then the live
  * build reads its STP state, flags and MTU from the kernel too. Filters
  * of a clsact qdisc on the ingress, which the kernel runs after tcx
- * programs: the live build holds the port at once.
+ * programs: the live build holds the port at once. tc on the egress
+ * device's egress (a root qdisc of a user's, filters, tcx programs), which
+ * an XDP redirect would skip: the live build's XDP stage leaves the frame
+ * to the TC stage at once.
  */
 #include <errno.h>
 #include <string.h>
@@ -211,6 +214,42 @@ static void a_tc_gone(void)
 	xt_tc_ingress(P_A, false, false);
 }
 
+/* tc on B's egress (B known): a TC redirect passes through it, an XDP
+ * redirect would not. */
+static bool b_tc_out(enum xt_tc_out what, bool tcx)
+{
+	if (tcx && !xt_kernel_has_struct("tcx_entry")) {
+		xt_skip("no tcx in this kernel (struct tcx_entry, Linux 6.6)");
+		return false;
+	}
+	return b_came_in() && xt_tc_egress(P_B, what);
+}
+
+static bool b_root_qdisc(void)
+{
+	return b_tc_out(XT_TC_ROOT_QDISC, false);
+}
+
+static bool b_clsact(void)
+{
+	return b_tc_out(XT_TC_CLSACT, false);
+}
+
+static bool b_egress_filter(void)
+{
+	return b_tc_out(XT_TC_EGRESS_FILTER, true);
+}
+
+static bool b_tcx_prog(void)
+{
+	return b_tc_out(XT_TC_TCX_PROG, true);
+}
+
+static void b_tc_gone(void)
+{
+	xt_tc_egress(P_B, XT_TC_NONE);
+}
+
 /* clang-format off */
 #define BYPASS { TC_TO(P_B), XDP_TO(P_B) }
 #define STATE { TC_PASS(STATE), XDP_ON }
@@ -305,6 +344,30 @@ static const struct xt_row rows[] = {
 	  BYPASS,
 	  .setup = a_tc_filter_clsact,
 	  .check = a_tc_gone },
+	{ .name = "a user's root qdisc on the egress device, B known",
+	  { TO_B },
+	  BYPASS,
+	  { TC_TO(P_B), XDP_DEFER(TARGET) },
+	  .setup = b_root_qdisc,
+	  .check = b_tc_gone },
+	{ .name = "a tc filter on the egress device's egress, B known",
+	  { TO_B },
+	  BYPASS,
+	  { TC_TO(P_B), XDP_DEFER(TARGET) },
+	  .setup = b_egress_filter,
+	  .check = b_tc_gone },
+	{ .name = "a tcx program on the egress device's egress, B known",
+	  { TO_B },
+	  BYPASS,
+	  { TC_TO(P_B), XDP_DEFER(TARGET) },
+	  .setup = b_tcx_prog,
+	  .check = b_tc_gone },
+	{ .name = "a clsact qdisc without filters on the egress device, B "
+		  "known",
+	  { TO_B },
+	  BYPASS,
+	  .setup = b_clsact,
+	  .check = b_tc_gone },
 	{ .name = "the bridge's address is cached, a stale one checked again",
 	  { TO_B },
 	  BYPASS,
