@@ -241,7 +241,8 @@ static const struct {
 			   "br_netfilter would drop, trim or reassemble it" },
 	[XDPNET_CK_XDP_TARGET] = { "xdp_target",
 				   "egress port takes XDP redirects",
-				   "egress port takes no XDP redirects" },
+				   "egress port takes no XDP redirects (a "
+				   "veth, or tc on its egress)" },
 	[XDPNET_CK_MTU] = { "mtu", "within the egress port's MTU",
 			    "over the egress port's MTU" },
 	[XDPNET_CK_XDP_CSUM] = { "xdp_csum",
