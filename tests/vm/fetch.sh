@@ -166,10 +166,12 @@ iproute2_wraps() {
 	local t=$CACHE/$1 p l
 	l="$t/usr/lib/x86_64-linux-gnu:$t/lib/x86_64-linux-gnu"
 	mkdir -p "$t/wrap"
+	# (Renamed into place: a run beside this one may be starting one.)
 	for p in ip bridge tc; do
 		printf '#!/bin/bash\nexec %s --library-path %s %s "$@"\n' \
-			"$t/usr/lib64/ld-linux-x86-64.so.2" "$l" "$t/usr/sbin/$p" >"$t/wrap/$p"
-		chmod +x "$t/wrap/$p"
+			"$t/usr/lib64/ld-linux-x86-64.so.2" "$l" "$t/usr/sbin/$p" >"$t/wrap/.$p.$$"
+		chmod +x "$t/wrap/.$p.$$"
+		mv -f "$t/wrap/.$p.$$" "$t/wrap/$p"
 	done
 }
 
