@@ -124,6 +124,8 @@ static __always_inline int cache_hit(struct xdpnet_frame *f,
 		/* The egress port, as the full decision reads it: still
 		 * forwarding, unlocked, isolated as it was, without tc on
 		 * its egress for an XDP redirect; its MTU now. */
+		of = e->flags & XDPNET_FLOW_OUT_XDP ? XDPNET_PORT_XDP_TARGET
+						    : 0;
 		if (live_out(e->out_slot, e->target, &of, &f->out_mtu, stage) &&
 		    (!(of & XDPNET_PORT_FWD) || (of & XDPNET_PORT_LOCKED) ||
 		     !(of & XDPNET_PORT_ISOLATED) !=

@@ -185,14 +185,17 @@ static __always_inline void live_keep_dev(__u32 slot, __u64 kdev)
 
 /* The egress port in slot, device ifindex, read live: 1 with *flags
  * (XDPNET_PORT_FWD, _ISOLATED, _LOCKED; no FWD with vlan_tunnel on: the
- * bridge pops a tunnel VLAN's tag there; at the XDP stage,
- * XDPNET_PORT_TC_EGRESS where its device has tc on its egress) and *mtu
- * lowered to the device's (it holds the map's on entry); 0 when it cannot
- * be read (no frame came in through it yet, or the device kept is no
- * longer that port of this bridge): then the ports map says. */
+ * bridge pops a tunnel VLAN's tag there; at the XDP stage, for a port
+ * that takes XDP redirects, XDPNET_PORT_TC_EGRESS where its device has tc
+ * on its egress) and *mtu lowered to the device's (both hold the map's on
+ * entry); 0 when it cannot be read (no frame came in through it yet, or
+ * the device kept is no longer that port of this bridge): then the ports
+ * map says. */
 static __always_inline int live_out(__u32 slot, __u32 ifindex, __u32 *flags,
 				    __u32 *mtu, const enum xdpnet_stage stage)
 {
+	const int tc_out = stage == XDPNET_STAGE_XDP &&
+			   (*flags & XDPNET_PORT_XDP_TARGET);
 	struct net_bridge_port *p;
 	struct net_bridge *br;
 	struct net_device *dev;
@@ -220,7 +223,7 @@ static __always_inline int live_out(__u32 slot, __u32 ifindex, __u32 *flags,
 	*flags = live_flags(p);
 	if (p->flags & BR_VLAN_TUNNEL_)
 		*flags &= ~XDPNET_PORT_FWD;
-	if (stage == XDPNET_STAGE_XDP && live_tc_egress(dev))
+	if (tc_out && live_tc_egress(dev))
 		*flags |= XDPNET_PORT_TC_EGRESS;
 	/* The lower of the device's and the map's: a frame over either
 	 * goes to the bridge, which decides. */

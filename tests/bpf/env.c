@@ -320,23 +320,28 @@ const char *xt_env_setup(void)
 	return NULL;
 }
 
+/* A clsact qdisc on dev, with a filter on side ("ingress", "egress") or
+ * none (NULL). */
+static bool clsact(const char *dev, const char *side)
+{
+	if (!CHECK(!xt_sh("tc qdisc add dev %s clsact", dev),
+		   "cannot add a clsact qdisc to %s: %s", dev, xt_sh_out))
+		return false;
+	/* u32 without an action: this kernel has no matchall, no gact. */
+	return !side ||
+	       CHECK(!xt_sh("tc filter add dev %s %s pref 1 u32 match u32 0 0 "
+			    "classid 1:1",
+			    dev, side),
+		     "cannot add a tc filter to %s: %s", dev, xt_sh_out);
+}
+
 bool xt_tc_ingress(int port, bool on, bool filter)
 {
 	const char *dev = xt_ports[port].dev;
 
 	/* (A failed row may have left one: its check does not run.) */
 	xt_sh("tc qdisc del dev %s clsact 2>/dev/null", dev);
-	if (!on)
-		return true;
-	if (!CHECK(!xt_sh("tc qdisc add dev %s clsact", dev),
-		   "cannot add a clsact qdisc to %s: %s", dev, xt_sh_out))
-		return false;
-	/* u32 without an action: this kernel has no matchall, no gact. */
-	return !filter ||
-	       CHECK(!xt_sh("tc filter add dev %s ingress pref 1 u32 match u32 "
-			    "0 0 classid 1:1",
-			    dev),
-		     "cannot add a tc filter to %s: %s", dev, xt_sh_out);
+	return !on || clsact(dev, filter ? "ingress" : NULL);
 }
 
 bool xt_tc_egress(int port, enum xt_tc_out what)
@@ -362,14 +367,6 @@ bool xt_tc_egress(int port, enum xt_tc_out what)
 		return CHECK(link >= 0, "cannot attach a tcx program to %s: %s",
 			     dev, strerror(errno));
 	default:
-		break;
+		return clsact(dev, what == XT_TC_CLSACT ? NULL : "egress");
 	}
-	if (!CHECK(!xt_sh("tc qdisc add dev %s clsact", dev),
-		   "cannot add a clsact qdisc to %s: %s", dev, xt_sh_out))
-		return false;
-	return what == XT_TC_CLSACT ||
-	       CHECK(!xt_sh("tc filter add dev %s egress pref 1 u32 match u32 "
-			    "0 0 classid 1:1",
-			    dev),
-		     "cannot add a tc filter to %s: %s", dev, xt_sh_out);
 }

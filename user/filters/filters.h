@@ -131,15 +131,15 @@ void xn_filt_tc_qdiscs(struct xn_filt_port_id *p, const struct xn_tc_obj *q,
 void xn_filt_tc_filters(const struct xn_tc_obj *f, int n, char *buf, size_t len,
 			const char *what);
 
+/* The ports of the bridge, each with its tc (xn_filt_read_tc), in *out
+ * (free()); 0, or -1 when they cannot be listed. */
+int xn_filt_ports_tc(unsigned int bridge_ifindex, struct xn_filt_port_id **out,
+		     int *n, char *unknown, size_t len);
 /* Reads ports (the bridge's tap/veth and other ports) and their tc, the
  * br_netfilter sysctls and the bridge's nf_call_* options, its addresses
  * (vm_nets), and runs the save tools. A tool that is missing or fails is named
  * in live->unknown (the analysis then says XN_FILT_UNKNOWN). Returns 0, or -1
  * if the bridge does not exist. */
-/* The ports of the bridge, each with its tc (xn_filt_read_tc), in *out
- * (free()); 0, or -1 when they cannot be listed. */
-int xn_filt_ports_tc(unsigned int bridge_ifindex, struct xn_filt_port_id **out,
-		     int *n, char *unknown, size_t len);
 int xn_filt_read_live(const char *bridge, struct xn_filt_live *live);
 void xn_filt_live_free(struct xn_filt_live *live);
 
