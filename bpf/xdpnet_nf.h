@@ -30,6 +30,15 @@
 
 #define XDPNET_ARP_HLEN 8 /* struct arphdr, without the addresses */
 
+/* Performance experiments only (scripts/bench --breakdown): a build that
+ * checks no frame for br_netfilter. */
+#ifndef XN_PERF_NONF
+#define XN_PERF_NONF 0
+#else
+#undef XN_PERF_NONF
+#define XN_PERF_NONF 1
+#endif
+
 /* An IPv6 extension header (ipv6_ext_hdr(): hop-by-hop, routing,
  * fragment, authentication, none, destination options): a fragment
  * header may follow it. */
@@ -91,7 +100,7 @@ static __always_inline __u32 decide_nf(const struct xdpnet_frame *f,
 	__u32 nf = xdpnet_cfg.nf, len;
 	int ok = 1;
 
-	if (!nf)
+	if (!nf || XN_PERF_NONF)
 		return 0;
 	XN_AT(t, XDPNET_CK_NF);
 	if (f->tagged && !(nf & XDPNET_NF_VLAN))

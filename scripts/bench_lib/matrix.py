@@ -74,6 +74,9 @@ VARIANTS = collections.OrderedDict([
     ("noegress", dict(extra="-DXN_PERF_NOEGRESS", env={}, counters=True,
                       what="live reads of the egress port (its state, "
                       "flags and device MTU; the ports map's instead)")),
+    ("nonf", dict(extra="-DXN_PERF_NONF", env={}, counters=True,
+                  what="br_netfilter's frame checks (IPv4 header checksum "
+                  "and lengths, IPv6 lengths and extension headers)")),
     ("nomtu", dict(extra="-DXN_PERF_NOMTU", env={}, counters=True,
                    what="egress MTU check (the frame's length; a GSO "
                    "frame's segments from its headers)")),

@@ -281,8 +281,8 @@ class Breakdown(unittest.TestCase):
         # exact where medians of each path would not be.
         full = [100, 140, 120, 160, 110, 150, 130]
         # nocache: the build without the cache costs more (negative).
-        less = {"nostats": 15, "noclock": 2, "portable": 20, "nomtu": 0,
-                "nocache": -30, "bare": 40}
+        less = {"nostats": 15, "noclock": 2, "portable": 20, "noegress": 9,
+                "nonf": 3, "nomtu": 0, "nocache": -30, "bare": 40}
         vals = {"tc-minimal": [60, 80, 70, 90, 65, 85, 75],
                 "xdpnet-tc": full}
         for v, d in less.items():
