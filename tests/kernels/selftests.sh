@@ -17,12 +17,14 @@
 #   - on the plain bridge: its subtests ("TEST: ... [ OK ]") as they are;
 #     a subtest that fails there is reported with its reason and left out;
 #   - with xdpnet: forwarding/lib.sh gets a hook (appended) that, once the
-#     test's setup_wait returns and again as tests_run starts, attaches
-#     xdpnet (tc mode, with its follower) to every bridge the test built
-#     in the root namespace and not yet attached, and once tests_run
-#     returns (or in pre_cleanup) reads how many frames each bridge's
-#     datapath bypassed, then detaches. Bridges a test builds inside its
-#     own namespaces are counted and named, not attached.
+#     test's setup_wait returns, as tests_run starts and as each capture
+#     (tcpdump_start) starts, attaches xdpnet (tc mode, with its follower)
+#     to every bridge the test built in the root namespace and not yet
+#     attached, and once tests_run returns (or in pre_cleanup) reads how
+#     many frames each bridge's datapath bypassed, then detaches. A bridge
+#     the test deletes on its own is counted as each capture stops.
+#     Bridges a test builds inside its own namespaces are counted and
+#     named, not attached.
 # Every subtest that passed on the plain bridge must pass with xdpnet; an
 # attach that fails is a failure. The output names, per test, the frames
 # xdpnet bypassed (0: the test sends no unicast xdpnet could carry, which
@@ -77,7 +79,7 @@ NF_SAVED=
 cleanup() {
 	local b
 	# A test that died half-way may have left its bridges attached.
-	for b in $(sort -u "$W"/*.bridges 2>/dev/null); do
+	for b in $(sed 's/@.*//' "$W"/*.bridges 2>/dev/null | sort -u); do
 		[ -e "/sys/fs/bpf/xdpnet/$b" ] && "$XDPNET" detach "$b" >/dev/null 2>&1
 	done
 	[ -n "$NF_SAVED" ] && sysctl -qw $NF_SAVED
@@ -118,17 +120,29 @@ if [[ "${XNST_NF_OFF:-}" = 1 ]]; then
 	}
 fi
 if [[ -n "${XNST_RUN:-}" ]]; then
+	# A bridge is known by NAME@IFINDEX: a test may delete a bridge and
+	# build another of the same name (no_forwarding).
+	xnst_root_bridges()
+	{
+		ip -j link show type bridge | jq -r '.[] | "\(.ifname)@\(.ifindex)"'
+	}
 	# Attach to every bridge of the test not yet attached in this run.
 	xnst_attach()
 	{
-		local b n
+		local b n i
 		touch "$XNST_RUN.ran"
 		for n in $(ip netns list | cut -d' ' -f1); do
 			ip -n "$n" -j link show type bridge | jq -r --arg n "$n" '.[] | "\($n)/\(.ifname)"'
 		done >>"$XNST_RUN.nsbridges" 2>/dev/null
-		for b in $(ip -j link show type bridge | jq -r '.[].ifname'); do
+		for b in $(xnst_root_bridges); do
 			grep -qxF "$b" "$XNST_RUN.bridges" 2>/dev/null && continue
-			if "$XNST_XDPNET" attach "$b" >>"$XNST_RUN.attach" 2>&1; then
+			# An earlier bridge of this name was deleted: its follower
+			# removes its pins as it exits (poll, 30 s at most).
+			for i in $(seq 300); do
+				[ -e "/sys/fs/bpf/xdpnet/${b%@*}" ] || break
+				sleep 0.1
+			done
+			if "$XNST_XDPNET" attach "${b%@*}" >>"$XNST_RUN.attach" 2>&1; then
 				echo "$b" >>"$XNST_RUN.bridges"
 			else
 				echo "xnst: attach $b failed" >>"$XNST_RUN.attach"
@@ -136,23 +150,40 @@ if [[ -n "${XNST_RUN:-}" ]]; then
 			fi
 		done
 	}
-	# Count what each attached bridge's datapath bypassed, then detach.
-	xnst_detach()
+	# Record what each attached bridge that still exists has bypassed so
+	# far ("NAME@IFINDEX N"; the last line of a bridge counts).
+	xnst_count()
 	{
-		local b
+		local b live
+		live=$(xnst_root_bridges)
 		for b in $(sort -u "$XNST_RUN.bridges" 2>/dev/null); do
 			grep -qxF "$b" "$XNST_RUN.detached" 2>/dev/null && continue
-			"$XNST_XDPNET" status "$b" --json 2>>"$XNST_RUN.attach" |
+			grep -qxF "$b" <<<"$live" || continue
+			"$XNST_XDPNET" status "${b%@*}" --json 2>>"$XNST_RUN.attach" |
 				jq --arg b "$b" '[.bridges[0].ports[].counters |
 					.tc_redirect.packets + .xdp_redirect.packets] | add // 0 |
 					"\($b) \(.)"' -r >>"$XNST_RUN.bypassed"
-			"$XNST_XDPNET" detach "$b" >>"$XNST_RUN.attach" 2>&1
+		done
+	}
+	# Count, then detach every attached bridge that still exists (the
+	# follower of a deleted one has removed its hooks and pins itself).
+	xnst_detach()
+	{
+		local b live
+		xnst_count
+		live=$(xnst_root_bridges)
+		for b in $(sort -u "$XNST_RUN.bridges" 2>/dev/null); do
+			grep -qxF "$b" "$XNST_RUN.detached" 2>/dev/null && continue
+			grep -qxF "$b" <<<"$live" &&
+				"$XNST_XDPNET" detach "${b%@*}" >>"$XNST_RUN.attach" 2>&1
 			echo "$b" >>"$XNST_RUN.detached"
 		done
 	}
 	# Most tests call setup_wait once their topology is up; all of them
 	# run their subtests through tests_run (bridge_mdb_port_down has no
-	# setup_wait), and most end in pre_cleanup.
+	# setup_wait), and most end in pre_cleanup. no_forwarding builds its
+	# bridges inside its subtests and deletes them after: there the
+	# capture's start attaches them and its stop counts them.
 	eval "xnst_setup_wait() $(declare -f setup_wait | tail -n +2)"
 	setup_wait()
 	{
@@ -165,6 +196,18 @@ if [[ -n "${XNST_RUN:-}" ]]; then
 		xnst_attach
 		xnst_tests_run "$@"
 		xnst_detach
+	}
+	eval "xnst_tcpdump_start() $(declare -f tcpdump_start | tail -n +2)"
+	tcpdump_start()
+	{
+		xnst_attach
+		xnst_tcpdump_start "$@"
+	}
+	eval "xnst_tcpdump_stop() $(declare -f tcpdump_stop | tail -n +2)"
+	tcpdump_stop()
+	{
+		xnst_tcpdump_stop "$@"
+		xnst_count
 	}
 	eval "xnst_pre_cleanup() $(declare -f pre_cleanup | tail -n +2)"
 	pre_cleanup()
@@ -284,8 +327,8 @@ for t in "${TESTS[@]}"; do
 	with=$W/$name.xdpnet.out
 	subtests "$plain" OK | sort >"$W/ok.$name.plain"
 	subtests "$with" OK | sort >"$W/ok.$name.xdpnet"
-	bypassed=$(awk '{ n += $2 } END { print n + 0 }' "$W/$name.xdpnet.bypassed" 2>/dev/null)
-	bridges=$(sort -u "$W/$name.xdpnet.bridges" 2>/dev/null | tr '\n' ' ' | sed 's/ $//')
+	bypassed=$(awk '{ n[$1] = $2 } END { for (b in n) s += n[b]; print s + 0 }' "$W/$name.xdpnet.bypassed" 2>/dev/null)
+	bridges=$(sed 's/@.*//' "$W/$name.xdpnet.bridges" 2>/dev/null | sort -u | tr '\n' ' ' | sed 's/ $//')
 	nsb=$(sort -u "$W/$name.xdpnet.nsbridges" 2>/dev/null | tr '\n' ' ' | sed 's/ $//')
 	[ -n "$nsb" ] && echo "# $name: bridges in the test's own namespaces, not attached: $nsb"
 	# Subtests that passed on one side only: measured again on both.
