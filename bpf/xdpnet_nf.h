@@ -34,9 +34,6 @@
  * checks no frame for br_netfilter. */
 #ifndef XN_PERF_NONF
 #define XN_PERF_NONF 0
-#else
-#undef XN_PERF_NONF
-#define XN_PERF_NONF 1
 #endif
 
 /* An IPv6 extension header (ipv6_ext_hdr(): hop-by-hop, routing,
