@@ -128,6 +128,43 @@ static void test_build(void **state)
 	}
 }
 
+/* A partial checksum holds the pseudo-header's sum: completed over the
+ * segment as the kernel would (skb_checksum_help()), it is the valid
+ * one. */
+static void test_build_partial(void **state)
+{
+	static const enum xn_frame_l3 l3s[] = { XN_L3_IPV4, XN_L3_IPV6 };
+	static const enum xn_frame_l4 l4s[] = { XN_L4_UDP, XN_L4_TCP };
+	unsigned int i, j;
+	uint8_t f[2048], g[2048];
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		for (j = 0; j < 2; j++) {
+			struct xn_frame_spec s = spec(l3s[i], l4s[j]);
+			size_t n, m, l4 = l3s[i] == XN_L3_IPV4 ? 34 : 54;
+			size_t off = l4 + (l4s[j] == XN_L4_UDP ? 6 : 16);
+			unsigned int done;
+
+			s.len = 333;
+			n = xn_frame_build(&s, g, sizeof(g));
+			s.partial = 1;
+			m = xn_frame_build(&s, f, sizeof(f));
+			assert_int_equal(n, m);
+			/* Everything but the checksum as the full frame. */
+			assert_memory_equal(f, g, off);
+			assert_memory_equal(f + off + 2, g + off + 2,
+					    n - off - 2);
+			assert_int_not_equal(get16(f + off), get16(g + off));
+			done = sum(0, f + l4, n - l4);
+			done = ~done & 0xffff;
+			if (l4s[j] == XN_L4_UDP && !done)
+				done = 0xffff;
+			assert_int_equal(done, get16(g + off));
+		}
+	}
+}
+
 static void test_build_limits(void **state)
 {
 	struct xn_frame_spec s = spec(XN_L3_IPV4, XN_L4_TCP);
@@ -267,6 +304,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_build),
+		cmocka_unit_test(test_build_partial),
 		cmocka_unit_test(test_build_limits),
 		cmocka_unit_test(test_pcapng),
 		cmocka_unit_test(test_pcap),

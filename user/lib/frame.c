@@ -120,13 +120,16 @@ static void l4(const struct xn_frame_spec *s, __u8 *p, size_t l4len,
 		put16(p + 6, 1);	     /* sequence */
 		off = 2;
 	}
-	sum = sum16(0, p, l4len);
+	sum = s->partial && proto != IPPROTO_ICMP ? 0 : sum16(0, p, l4len);
 	if (proto != IPPROTO_ICMP) { /* ICMP has no pseudo-header */
 		sum = sum16(sum, sa, alen);
 		sum = sum16(sum, da, alen);
 		sum += proto + (__u32)l4len;
 	}
-	put16(p + off, fold(sum));
+	/* Partial: the pseudo-header's sum, folded, not complemented, as
+	 * the kernel leaves it for the device to finish. */
+	put16(p + off, s->partial && proto != IPPROTO_ICMP ? (__u16)~fold(sum)
+							   : fold(sum));
 	if (s->l4 == XN_L4_UDP && !p[off] && !p[off + 1])
 		put16(p + off, 0xffff); /* 0 means none */
 }

@@ -23,6 +23,9 @@ struct xn_frame_spec {
 	struct in6_addr saddr, daddr;
 	unsigned int len; /* the whole frame, Ethernet header included (no
 			     FCS); 0: the least, 60 bytes as on the wire */
+	int partial;	  /* TCP, UDP, ICMPv6: the checksum as a sender with
+			     checksum offload leaves it (CHECKSUM_PARTIAL): the
+			     pseudo-header's sum, not the whole segment's */
 };
 
 /* The bytes of the headers alone (the least --len there can be). */
