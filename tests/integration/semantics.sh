@@ -76,8 +76,14 @@
 #             gets through them (before and after attach)
 #   promisc   a promiscuous bridge: the host sees a copy of every frame
 #             the bridge forwards (before and after attach)
-#   tunnel    VXLAN without outer UDP checksums between two stand-ins, TCP
-#             inside with a partial checksum: arrives intact (sha256)
+#   tunnel    VXLAN without outer UDP checksums, VXLAN and Geneve with them
+#             (local checksum offload) between two stand-ins, TCP inside
+#             with a partial checksum: arrives intact (sha256), no
+#             checksum error at the receiver
+#   xdprace   (taps) the target's devmap entry taken out and put back
+#             in a loop under UDP with partial checksums, towards a port
+#             without checksum offload: every datagram arrives, no
+#             checksum error, some took the failed redirect
 #   qtag      tags inside the outer tag, the checksum left to the device
 #             (CHECKSUM_PARTIAL): where the tags do not parse (13 of
 #             them) the bridge drops the frame, and so it stays; two, or
@@ -1334,20 +1340,101 @@ case_promisc() { # VARIANT pre|post
 # Stand-ins 1 and 2 run VXLAN over their links without outer UDP
 # checksums (noudpcsum) and TCP inside it with checksum offload: the outer
 # checksum is 0, the inner one partial. The transfer must arrive intact.
-case_tunnel() { # VARIANT
-	local v=$1 st=0 i j
+# csum_errors NS: the checksum errors NS's stack has counted (TCP, UDP).
+csum_errors() {
+	nsx "$1" nstat -asz 2>/dev/null |
+		awk '$1 == "TcpInCsumErrors" || $1 == "UdpInCsumErrors" { n += $2 } END { print n + 0 }'
+}
+
+# KIND (vxlan0: VXLAN noudpcsum; vxlan: VXLAN with outer UDP checksums;
+# geneve: Geneve with them), TCP inside from 1 to 2. The inner checksum
+# stays partial (the guest offloads it); with outer checksums the kernel
+# fills the outer one for the inner as completed (local checksum
+# offload), so neither the outer checksum nor the inner one holds as the
+# frame stands, and a redirect that dropped the offload state would leave
+# the inner one broken.
+case_tunnel() { # VARIANT KIND
+	local v=$1 kind=$2 st=0 i j e0 e1 opt
 	learn_all || return 1
 	v_attach "$v" || return 1
+	e0=$(csum_errors "${VNS[2]}")
 	for i in 1 2; do
 		j=$((3 - i))
-		ip -n "${VNS[$i]}" link add vx0 type vxlan id 77 local "${VIP[$i]}" remote "${VIP[$j]}" \
-			dstport 4789 noudpcsum dev eth0 || return 1
+		case $kind in
+		vxlan0) opt="vxlan id 77 local ${VIP[$i]} remote ${VIP[$j]} dstport 4789 noudpcsum dev eth0" ;;
+		vxlan) opt="vxlan id 77 local ${VIP[$i]} remote ${VIP[$j]} dstport 4789 udpcsum dev eth0" ;;
+		geneve) opt="geneve id 77 remote ${VIP[$j]} udpcsum" ;;
+		esac
+		# shellcheck disable=SC2086
+		ip -n "${VNS[$i]}" link add vx0 type $opt || return 1
 		ip -n "${VNS[$i]}" addr add "10.96.$NET.$i/24" dev vx0 && ip -n "${VNS[$i]}" link set vx0 up || return 1
 	done
 	nsx "${VNS[1]}" ethtool -k vx0 | grep -E "^tx-checksumming|tcp-segmentation-offload"
 	tcp_xfer "${VNS[1]}" "${VNS[2]}" "10.96.$NET.2" $((2 * 1024 * 1024)) 0 20 || st=1
-	show_ctr "$v" "${VPORT[1]}" xdp_defer_udp0 xdp_redirect tc_redirect
+	e1=$(csum_errors "${VNS[2]}")
+	echo "checksum errors at ${VNS[2]}: +$((e1 - e0))"
+	[ "$e1" = "$e0" ] || { echo "FAIL: the receiver counted checksum errors"; st=1; }
+	show_ctr "$v" "${VPORT[1]}" xdp_defer_udp0 xdp_defer_csum xdp_redirect tc_redirect
 	for i in 1 2; do ip -n "${VNS[$i]}" link del vx0; done
+	v_detach "$v" || st=1
+	return $st
+}
+
+# ------------------------------------------------------------- xdprace
+
+# The XDP stage completes a partial checksum in place, then redirects
+# through the devmap. Where the target's entry went between the decision
+# and the redirect, the redirect fails at once and the frame goes on to
+# the TC stage: with its checksum as the sender left it (partial), or the
+# kernel would complete it a second time at an egress without checksum
+# offload. Stand-in 2's port has none (tx off: the kernel completes every
+# partial checksum it sends there), and a loop takes its devmap entry
+# out and puts it back while 1 and 2 exchange UDP datagrams (1 sends with
+# partial checksums). Every datagram must arrive, none with a checksum
+# error; with xdpnet, some must have taken that failed redirect
+# (xdp_defer_target on 1's port).
+case_xdprace() { # VARIANT
+	local v=$1 st=0 e0 e1 f0=$WORK/r0.json f1=$WORK/r1.json ifx slot key val tpid d
+	learn_all || return 1
+	ip netns exec "$SW" ethtool -K "${VPORT[2]}" tx off >/dev/null || return 1
+	v_attach "$v" || return 1
+	e0=$(csum_errors "${VNS[2]}")
+	if [ "$v" != bridge ]; then
+		status_json "$f0"
+		ifx=$(ip -n "$SW" -j link show "${VPORT[2]}" | jq '.[0].ifindex')
+		# Its slot: the tx_ports key whose entry names its ifindex.
+		slot=$(bpftool -j map dump pinned "$PIN/tx_ports" | "$PY" -c '
+import json, sys
+le = lambda b: int.from_bytes(bytes(int(x, 16) for x in b), "little")
+for e in json.load(sys.stdin):
+    if isinstance(e["value"], list) and le(e["value"][:4]) == int(sys.argv[1]):
+        print(le(e["key"]))' "$ifx" | head -1)
+		[ -n "$slot" ] || { echo "no tx_ports entry for ${VPORT[2]} (ifindex $ifx)"; return 1; }
+		key=$(printf '%d 0 0 0' "$slot")
+		val=$(printf '%d %d %d %d 0 0 0 0' $((ifx & 255)) $((ifx >> 8 & 255)) $((ifx >> 16 & 255)) $((ifx >> 24)))
+		echo "toggling tx_ports slot $slot (${VPORT[2]}, ifindex $ifx)"
+		(while :; do
+			bpftool map delete pinned "$PIN/tx_ports" key $key 2>/dev/null
+			bpftool map update pinned "$PIN/tx_ports" key $key value $val 2>/dev/null
+		done) &
+		tpid=$!
+		track "$tpid"
+	fi
+	# (1,000 stop-and-wait: within the echo server's 25 s on a busy
+	# machine, with the loop beside it)
+	udp_xfer "${VNS[1]}" "${VNS[2]}" "${VIP[2]}" 1000 40,200,1000,1400,1472 || st=1
+	if [ "$v" != bridge ]; then
+		stop_pid "$tpid"
+		bpftool map update pinned "$PIN/tx_ports" key $key value $val
+		status_json "$f1"
+		d=$(($(ctr "$f1" "${VPORT[1]}" xdp_defer_target) - $(ctr "$f0" "${VPORT[1]}" xdp_defer_target)))
+		echo "${VPORT[1]}: xdp_defer_target +$d, xdp_redirect +$(($(ctr "$f1" "${VPORT[1]}" xdp_redirect) - $(ctr "$f0" "${VPORT[1]}" xdp_redirect)))"
+		[ "$d" -gt 0 ] || { echo "FAIL: no redirect failed after the decision: the test exercised nothing"; st=1; }
+	fi
+	e1=$(csum_errors "${VNS[2]}")
+	echo "checksum errors at ${VNS[2]}: +$((e1 - e0))"
+	[ "$e1" = "$e0" ] || { echo "FAIL: the receiver counted checksum errors"; st=1; }
+	ip netns exec "$SW" ethtool -K "${VPORT[2]}" tx on >/dev/null
 	v_detach "$v" || st=1
 	return $st
 }
@@ -1890,7 +1977,17 @@ kind_cases() {
 		run_case promisc "promiscuous bridge before attach: the host sees every forwarded frame" "$BEFORE_VARIANTS" pre
 		NOBASE=1 run_case promisc "promiscuous bridge after attach: the host sees every forwarded frame" "$AFTER_VARIANTS" post
 	}
-	want tunnel && run_case tunnel "VXLAN noudpcsum, TCP with a partial inner checksum: intact (sha256)" "$BEFORE_VARIANTS xdp/live"
+	want tunnel && {
+		run_case tunnel "VXLAN noudpcsum, TCP with a partial inner checksum: intact (sha256)" "$BEFORE_VARIANTS xdp/live" vxlan0
+		run_case tunnel "VXLAN with outer UDP checksums (local checksum offload), TCP with a partial inner checksum: intact" "$BEFORE_VARIANTS xdp/live" vxlan
+		if ip -n "$SW" link add gnvprobe type geneve id 1 remote 192.0.2.1 2>/dev/null; then
+			ip -n "$SW" link del gnvprobe
+			run_case tunnel "Geneve with outer UDP checksums, TCP with a partial inner checksum: intact" "xdp/live xdp/portable" geneve
+		else
+			note "SKIP tunnel geneve: the kernel lacks Geneve (CONFIG_GENEVE)"
+		fi
+	}
+	[ "$KIND" = tap ] && want xdprace && run_case xdprace "the target leaves the devmap between the decision and the redirect, partial checksums, an egress without checksum offload: none arrives broken" "xdp/live"
 	[ "$KIND" = veth ] && want qtag && run_case qtag "tags inside a tag, checksum left to the device: dropped where the bridge drops them, else delivered" "$BEFORE_VARIANTS"
 	want tcn && {
 		run_case tcn "STP topology change (TCN from a VM) before attach: a bypassed flow never floods" "$BEFORE_VARIANTS tc/portable/nf" pre
