@@ -7,8 +7,9 @@
  *  - xdpnet_tc, on every carried port's TC ingress: bpf_redirect() to the
  *    target port's transmit path, keeping GSO and checksum-offload state.
  *  - xdpnet_xdp, native XDP on taps (--mode xdp): redirects through the
- *    tx_ports devmap only frames it can prove safe; everything else goes
- *    on (XDP_PASS) to the TC stage.
+ *    tx_ports devmap only frames it can prove safe (xdpnet_csum.h);
+ *    everything else goes on (XDP_PASS) to the TC stage. The same
+ *    program runs in libxdp's dispatcher.
  *
  * Whatever neither stage takes continues into the bridge unchanged. The
  * FDB the decision uses is a mirror of the bridge's (xdpnet_fdb.h).
@@ -116,15 +117,11 @@ static __always_inline __u32 trace_end(struct xdpnet_trace_rec *t,
 	t->tagged = f->tagged;
 	if (f->tagged)
 		t->vid = f->vid;
-	t->skb_backed = f->skb_backed;
 	return verdict;
 }
 
-/* The XDP stage. probe_meta: tell generic from native XDP by the room
- * for metadata (below); without it, frames count as generic (partial
- * checksums go to the TC stage, never completed here). t: a trace run
- * (xdpnet_trace.h), NULL for real frames. */
-static __always_inline int xdp_stage(struct xdp_md *ctx, int probe_meta,
+/* The XDP stage; t: a trace run (xdpnet_trace.h), NULL for real frames. */
+static __always_inline int xdp_stage(struct xdp_md *ctx,
 				     struct xdpnet_trace_rec *t)
 {
 	struct xdpnet_frame f = {
@@ -132,21 +129,10 @@ static __always_inline int xdp_stage(struct xdp_md *ctx, int probe_meta,
 		.ifindex = ctx->ingress_ifindex,
 	};
 	__u32 verdict;
+	int act;
 
 	if (!t)
 		lat_mark_xdp(f.ifindex);
-	/*
-	 * tun's native path (tun_build_skb, tun_xdp_one) runs XDP on a buffer
-	 * without room for metadata on older kernels; generic XDP, which runs
-	 * on an skb and redirects that skb with its checksum state, has it.
-	 * Probing for it tells the two apart where it can (see xdpnet_csum.h
-	 * for why that matters).
-	 */
-	if (!probe_meta || !bpf_xdp_adjust_meta(ctx, -4)) {
-		f.skb_backed = 1;
-		if (probe_meta)
-			bpf_xdp_adjust_meta(ctx, 4);
-	}
 	f.data = (void *)(long)ctx->data;
 	f.data_end = (void *)(long)ctx->data_end;
 
@@ -198,11 +184,25 @@ static __always_inline int xdp_stage(struct xdp_md *ctx, int probe_meta,
 			xdpnet_count(f.in_slot, verdict, f.len);
 		return XDP_PASS;
 	}
+	act = bpf_redirect_map(&tx_ports, f.out_slot, XDP_PASS);
+	if (act != XDP_REDIRECT) {
+		/* The target left the devmap after the decision: the frame
+		 * goes on to the TC stage as it came, its checksum as the
+		 * sender left it (the TC stage keeps its offload state). */
+		if (f.csum_fix.off) {
+			__u16 *field = f.data + (f.csum_fix.off & 0xfff);
+
+			if ((void *)(field + 1) <= f.data_end)
+				*field = f.csum_fix.old;
+		}
+		xdpnet_count(f.in_slot, XDPNET_C_XDP_DEFER_TARGET, f.len);
+		return XDP_PASS;
+	}
 	xdpnet_count(f.in_slot, XDPNET_C_XDP_REDIRECT, f.len);
 	xdpnet_count(f.out_slot, XDPNET_C_RX_REDIRECTED, f.len);
 	if (!f.cached)
 		DUMP(ctx, 1, f.ifindex, f.len, XDPNET_C_XDP_REDIRECT, f.target);
-	return bpf_redirect_map(&tx_ports, f.out_slot, XDP_PASS);
+	return act;
 }
 
 /* Read by libxdp where the XDP stage joins its dispatcher: the run
@@ -216,25 +216,7 @@ struct {
 SEC("xdp")
 int xdpnet_xdp(struct xdp_md *ctx)
 {
-	return xdp_stage(ctx, 1, NULL);
-}
-
-/*
- * The XDP stage in libxdp's dispatcher where the kernel refuses
- * xdpnet_xdp there (user/core/multiprog.c): it refuses an extension that
- * may change packet data where the function it replaces does not (Linux
- * 6.12.26, 6.13), and the dispatcher of libxdp before 1.5 does not. So no
- * metadata probe here.
- */
-struct {
-	__uint(priority, XDPNET_XDP_RUN_PRIO);
-	__uint(XDP_PASS, 1);
-} XDP_RUN_CONFIG(xdpnet_xdp_mp);
-
-SEC("xdp")
-int xdpnet_xdp_mp(struct xdp_md *ctx)
-{
-	return xdp_stage(ctx, 0, NULL);
+	return xdp_stage(ctx, NULL);
 }
 
 /* A tag of the other protocol (802.1ad on a bridge that filters 802.1Q,
@@ -363,15 +345,7 @@ int xdpnet_trace_xdp(struct xdp_md *ctx)
 {
 	struct xdpnet_trace_rec *t = trace_rec();
 
-	return t ? xdp_stage(ctx, 1, t) : XDP_PASS;
-}
-
-SEC("xdp")
-int xdpnet_trace_xdp_mp(struct xdp_md *ctx)
-{
-	struct xdpnet_trace_rec *t = trace_rec();
-
-	return t ? xdp_stage(ctx, 0, t) : XDP_PASS;
+	return t ? xdp_stage(ctx, t) : XDP_PASS;
 }
 
 /*

@@ -82,33 +82,63 @@ static __always_inline __u32 gen_now(void)
 	return g;
 }
 
-/* f's frame has a cached decision that still holds: 1, with f's out
- * fields set as the full decision would set them; else 0. */
-static __always_inline int cache_hit(struct xdpnet_frame *f,
-				     const enum xdpnet_stage stage)
+/* What cache_hit() found. */
+#define XDPNET_CACHE_MISS XDPNET_C_MAX
+#define XDPNET_CACHE_BYPASS 0
+
+/* The entry of f's flow on this CPU, if it holds for this frame now: the
+ * key, the generation and the time (a bypass's keep-alive, or a
+ * hand-over's interval). */
+static __always_inline struct xdpnet_flow *
+cache_entry(const struct xdpnet_frame *f, __u64 src, __u64 dst)
+{
+	struct xdpnet_flow *e = flow_entry(f->ifindex, src, dst);
+
+	if (!e || e->ifindex != f->ifindex || e->gen != gen_now() ||
+	    mac_word(e->src) != src || mac_word(e->dst) != dst)
+		return NULL;
+	if (!XN_PERF_NOCLOCK &&
+	    (__s32)((__u32)bpf_jiffies64() - e->expire_j) > 0)
+		return NULL;
+	return e;
+}
+
+/*
+ * f's frame has a cached decision that still holds: XDPNET_CACHE_BYPASS,
+ * with f's out fields set as the full decision would set them, or a
+ * PASS_* reason (a hand-over to the bridge, f->in_slot set); else
+ * XDPNET_CACHE_MISS. A hand-over needs no more: handing a frame to the
+ * bridge is never wrong, and whatever could turn it into a bypass (the
+ * FDB, the ports, the settings) moves the generation.
+ */
+static __always_inline __u32 cache_hit(struct xdpnet_frame *f,
+				       const enum xdpnet_stage stage)
 {
 	struct xdpnet_flow *e;
 	__u64 src, dst;
 
 	if (!XDPNET_CACHE || f->data + ETH_HLEN > f->data_end)
-		return 0;
+		return XDPNET_CACHE_MISS;
 	src = mac_word(f->data + ETH_ALEN);
 	dst = mac_word(f->data);
-	e = flow_entry(f->ifindex, src, dst);
-	if (!e || e->ifindex != f->ifindex || e->gen != gen_now() ||
-	    mac_word(e->src) != src || mac_word(e->dst) != dst)
-		return 0;
-	if (!XN_PERF_NOCLOCK &&
-	    (__s32)((__u32)bpf_jiffies64() - e->expire_j) > 0)
-		return 0;
+	e = cache_entry(f, src, dst);
+	if (!e)
+		return XDPNET_CACHE_MISS;
+	if (e->flags & XDPNET_FLOW_PASS) {
+		f->in_slot = e->in_slot;
+		f->cached = 1;
+		return e->pass;
+	}
 	f->out_mtu = e->mtu;
 #if XDPNET_HAVE_LIVE
 	{
 		__u32 lf, of, r = ~0U;
-		__u64 kdev;
+		__u64 kdev, kport;
 		int live = stage == XDPNET_STAGE_TC
-				   ? live_port_skb(f->ctx, &lf, &r, &kdev, 0)
-				   : live_port_xdp(f->ctx, &lf, &r, &kdev, 0);
+				   ? live_port_skb(f->ctx, &lf, &r, &kdev,
+						   &kport, 0)
+				   : live_port_xdp(f->ctx, &lf, &r, &kdev,
+						   &kport, 0);
 
 		/* r lowered: a topology change (keep-alive by forward
 		 * delay). */
@@ -120,7 +150,7 @@ static __always_inline int cache_hit(struct xdpnet_frame *f,
 			    !(e->flags & XDPNET_FLOW_LEARNING) ||
 		    ((lf & XDPNET_PORT_ISOLATED) &&
 		     (e->flags & XDPNET_FLOW_OUT_ISOLATED)))
-			return 0;
+			return XDPNET_CACHE_MISS;
 		/* The egress port, as the full decision reads it: still
 		 * forwarding, unlocked, isolated as it was, without tc on
 		 * its egress for an XDP redirect; its MTU now. */
@@ -132,7 +162,7 @@ static __always_inline int cache_hit(struct xdpnet_frame *f,
 			     !(e->flags & XDPNET_FLOW_OUT_ISOLATED) ||
 		     ((of & XDPNET_PORT_TC_EGRESS) &&
 		      (e->flags & XDPNET_FLOW_OUT_XDP))))
-			return 0;
+			return XDPNET_CACHE_MISS;
 	}
 #endif
 	f->in_slot = e->in_slot;
@@ -140,32 +170,76 @@ static __always_inline int cache_hit(struct xdpnet_frame *f,
 	f->target = e->target;
 	f->flow_flags = e->flags;
 	f->cached = 1;
-	return 1;
+	return XDPNET_CACHE_BYPASS;
+}
+
+/* This CPU's entry for f's flow, its key written, to fill in; NULL where
+ * nothing may be cached now. */
+static __always_inline struct xdpnet_flow *
+cache_slot(const struct xdpnet_frame *f)
+{
+	struct xdpnet_flow *e;
+
+	if (!XDPNET_CACHE || xdpnet_dump.on || xdpnet_cfg.lat_on ||
+	    xdpnet_cfg.vlan_filtering || f->data + ETH_HLEN > f->data_end)
+		return NULL;
+	e = flow_entry(f->ifindex, mac_word(f->data + ETH_ALEN),
+		       mac_word(f->data));
+	if (!e)
+		return NULL;
+	__builtin_memcpy(e->src, f->data + ETH_ALEN, ETH_ALEN);
+	__builtin_memcpy(e->dst, f->data, ETH_ALEN);
+	e->ifindex = f->ifindex;
+	e->in_slot = f->in_slot;
+	return e;
 }
 
 /* Keep the bridge's part of f's decision (a bypass to f->target). */
 static __always_inline void cache_fill(const struct xdpnet_frame *f)
 {
 	struct xdpnet_flow *e;
-	__u64 src, dst;
 
-	if (!XDPNET_CACHE || !f->cacheable || xdpnet_dump.on ||
-	    f->data + ETH_HLEN > f->data_end)
+	if (!f->cacheable)
 		return;
-	src = mac_word(f->data + ETH_ALEN);
-	dst = mac_word(f->data);
-	e = flow_entry(f->ifindex, src, dst);
+	e = cache_slot(f);
 	if (!e)
 		return;
-	__builtin_memcpy(e->src, f->data + ETH_ALEN, ETH_ALEN);
-	__builtin_memcpy(e->dst, f->data, ETH_ALEN);
-	e->in_slot = f->in_slot;
 	e->out_slot = f->out_slot;
-	e->ifindex = f->ifindex;
 	e->target = f->target;
 	e->expire_j = f->expire_j;
 	e->mtu = f->out_mtu;
 	e->flags = f->flow_flags;
+	e->gen = f->gen;
+}
+
+/* Keep a hand-over to the bridge for why, where it does not depend on
+ * the frame itself (its length, tags, contents) or on its moment (the
+ * keep-alive), for one keep-alive interval. */
+static __always_inline void cache_fill_pass(const struct xdpnet_frame *f,
+					    __u32 why)
+{
+	struct xdpnet_flow *e;
+
+	switch (why) {
+	case XDPNET_C_PASS_MCAST:
+	case XDPNET_C_PASS_UNKNOWN:
+	case XDPNET_C_PASS_LOCAL:
+	case XDPNET_C_PASS_HAIRPIN:
+	case XDPNET_C_PASS_NOT_ATTACHED:
+	case XDPNET_C_PASS_ISOLATED:
+	case XDPNET_C_PASS_SRC:
+	case XDPNET_C_PASS_STATE:
+	case XDPNET_C_PASS_HUB:
+		break;
+	default:
+		return;
+	}
+	e = cache_slot(f);
+	if (!e)
+		return;
+	e->expire_j = (__u32)bpf_jiffies64() + xdpnet_cfg.refresh_j;
+	e->flags = XDPNET_FLOW_PASS;
+	e->pass = why;
 	e->gen = f->gen;
 }
 

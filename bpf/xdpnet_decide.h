@@ -45,31 +45,33 @@
 #ifndef XN_PERF_NOMTU
 #define XN_PERF_NOMTU 0
 #endif
+/* ... and one whose XDP stage takes every checksum as valid (frames with
+ * partial checksums then arrive broken: full checksums only). */
+#ifndef XN_PERF_NOCSUM
+#define XN_PERF_NOCSUM 0
+#endif
 
 #include "xdpnet_cache.h"
 
 /*
  * XDP stage only: can this frame leave through an XDP redirect intact?
- * An XDP redirect drops the sender's checksum-offload state, so the L4
- * checksum must be valid as it stands, or be a partial checksum that we
- * complete here. Returns 0 when safe, else the XDP_DEFER_* counter.
+ * An XDP redirect of an xdp_buff drops the sender's checksum-offload
+ * state, so the L4 checksum must be valid as it stands, or be a partial
+ * checksum that we complete here (xdpnet_csum.h; f->csum_fix says where).
+ * Returns 0 when safe, else the XDP_DEFER_* counter.
  */
 static __always_inline __u32 xdpnet_xdp_safe(struct xdpnet_frame *f)
 {
-	/* A veth redirects an xdp_buff even for skbs: the state is dropped. */
-	int may_complete = !f->skb_backed ||
-			   (f->flow_flags & XDPNET_FLOW_IN_VETH);
-
 	if (f->len > XDPNET_XDP_MAX_FRAME)
 		return XDPNET_C_XDP_DEFER_SIZE;
 	if (f->proto == ETH_P_ARP)
 		return 0;
 	if (f->proto == ETH_P_IP)
 		return xdpnet_csum_ipv4(f->ctx, f->data, f->l3, f->data_end,
-					may_complete);
+					&f->csum_fix);
 	if (f->proto == ETH_P_IPV6)
 		return xdpnet_csum_ipv6(f->ctx, f->data, f->l3, f->data_end,
-					may_complete);
+					&f->csum_fix);
 	return XDPNET_C_XDP_DEFER_PROTO;
 }
 
@@ -204,22 +206,22 @@ static __always_inline __u32 decide_bridge(struct xdpnet_frame *f,
 	in_flags = in->flags;
 #if XDPNET_HAVE_LIVE
 	{
-		__u64 kdev = 0;
+		__u64 kdev = 0, kport = 0;
 		int r;
 
 		XN_AT(t, XDPNET_CK_IN_LIVE);
 		r = stage == XDPNET_STAGE_TC
 			    ? live_port_skb(f->ctx, &in_flags, &refresh_j,
-					    &kdev, !!t)
+					    &kdev, &kport, !!t)
 			    : live_port_xdp(f->ctx, &in_flags, &refresh_j,
-					    &kdev, !!t);
+					    &kdev, &kport, !!t);
 
 		if (r == XDPNET_LIVE_GONE)
 			return XDPNET_C_PASS_STATE;
 		if (r == XDPNET_LIVE_PROMISC)
 			return XDPNET_C_PASS_HUB;
 		if (!t)
-			live_keep_dev(f->in_slot, kdev);
+			live_keep(f->in_slot, kdev, kport, f->ifindex);
 		/* The map says what user space adds: filters, carrier. */
 		in_flags &= in->flags | ~XDPNET_PORT_FWD;
 		/* tc filters on its ingress, before user space holds it. */
@@ -375,12 +377,11 @@ static __always_inline __u32 decide_bridge(struct xdpnet_frame *f,
 	if ((out->flags & XDPNET_PORT_XDP_TARGET) &&
 	    !(out_flags & XDPNET_PORT_TC_EGRESS))
 		f->flow_flags |= XDPNET_FLOW_OUT_XDP;
-	if (in->flags & XDPNET_PORT_VETH)
-		f->flow_flags |= XDPNET_FLOW_IN_VETH;
 	if (in->hook == XDPNET_HOOK_TCX)
 		f->flow_flags |= XDPNET_FLOW_IN_TCX;
-	/* A cached frame skips the latency probe's marks. */
-	if (xdpnet_cfg.lat_on || t)
+	/* A cached frame skips the latency probe's marks (cache_slot()), a
+	 * trace decides in full. */
+	if (t)
 		f->cacheable = 0;
 	return 0;
 }
@@ -449,21 +450,39 @@ static __always_inline __u32 decide_tc(struct xdpnet_frame *f,
 static __always_inline __u32 decide_xdp(struct xdpnet_frame *f,
 					struct xdpnet_trace_rec *t)
 {
-	__u32 slot = f->out_slot, mlen = 0, why;
+	__u32 why;
 
-	/* The devmap entry too: user space may be between the two. A
-	 * redirect that fails after the checksum was completed in place
-	 * would hand the stack a changed frame. */
+	/* The devmap entry is the redirect's own business: where it went
+	 * after this, the redirect fails at once and the stage puts the
+	 * frame back as it came (xdp_stage()). A trace looks it up. */
 	XN_AT(t, XDPNET_CK_XDP_TARGET);
-	if (!(f->flow_flags & XDPNET_FLOW_OUT_XDP) ||
-	    !bpf_map_lookup_elem(&tx_ports, &slot))
+	if (!(f->flow_flags & XDPNET_FLOW_OUT_XDP))
 		return XDPNET_C_XDP_DEFER_TARGET;
+	if (t) {
+		__u32 slot = f->out_slot;
+
+		t->skb_backed = !xdp_drops_csum_state(f->ctx);
+		if (!bpf_map_lookup_elem(&tx_ports, &slot))
+			return XDPNET_C_XDP_DEFER_TARGET;
+	}
 	XN_AT(t, XDPNET_CK_MTU);
-	if (bpf_check_mtu(f->ctx, f->target, &mlen, 0, 0))
+	/* As the devmap measures it (xdp_ok_fwd_dev(): MTU and the
+	 * Ethernet header; a tag in the frame counts): the live build has
+	 * the egress device's MTU now, the portable one asks the kernel. */
+#if XDPNET_HAVE_LIVE
+	if (f->len > f->out_mtu + ETH_HLEN)
 		return XDPNET_C_XDP_DEFER_SIZE;
+#else
+	{
+		__u32 mlen = 0;
+
+		if (bpf_check_mtu(f->ctx, f->target, &mlen, 0, 0))
+			return XDPNET_C_XDP_DEFER_SIZE;
+	}
+#endif
 	/* Last: it may complete a partial checksum in place. */
 	XN_AT(t, XDPNET_CK_XDP_CSUM);
-	why = xdpnet_xdp_safe(f);
+	why = XN_PERF_NOCSUM ? 0 : xdpnet_xdp_safe(f);
 	if (why)
 		return why;
 	XN_AT(t, XDPNET_CK_N);
@@ -496,12 +515,18 @@ static __always_inline __u32 xdpnet_decide(struct xdpnet_frame *f,
 	if (f->len == XDPNET_TEST_VARIANT)
 		return XDPNET_C_PASS_MALFORMED;
 #endif
-	if (t || !cache_hit(f, stage)) {
+	why = t ? XDPNET_CACHE_MISS : cache_hit(f, stage);
+	if (why == XDPNET_CACHE_MISS) {
 		f->gen = gen_now();
 		why = decide_bridge(f, stage, t);
-		if (why)
+		if (why) {
+			if (!t)
+				cache_fill_pass(f, why);
 			return why;
+		}
 		cache_fill(f);
+	} else if (why != XDPNET_CACHE_BYPASS) {
+		return why;
 	}
 	why = decide_nf(f, stage, t);
 	if (why)

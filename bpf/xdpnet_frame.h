@@ -6,6 +6,13 @@
 #ifndef XDPNET_FRAME_H
 #define XDPNET_FRAME_H
 
+/* A checksum the XDP stage completed in place, for the redirect's failure
+ * (xdpnet_csum.h). */
+struct xdpnet_csum_fix {
+	__u16 off; /* the field's offset in the frame, 0: untouched */
+	__u16 old; /* what it held */
+};
+
 struct xdpnet_frame {
 	void *ctx;  /* struct xdp_md or struct __sk_buff */
 	void *data; /* Ethernet header */
@@ -17,7 +24,6 @@ struct xdpnet_frame {
 	__u16 proto;   /* EtherType after the VLAN tag, host order */
 	__u16 vid;     /* VLAN of a tagged frame */
 	__u8 tagged; /* frame carries a VLAN tag (in-band or in skb metadata) */
-	__u8 skb_backed; /* XDP: generic (skb-backed) XDP, see xdpnet_xdp() */
 	/* out */
 	__u8 cached;	/* the decision came from the cache (xdpnet_cache.h) */
 	__u8 cacheable; /* the bridge's part of it may be cached */
@@ -28,6 +34,8 @@ struct xdpnet_frame {
 	__u32 flow_flags; /* enum xdpnet_flow_flags of the decision */
 	__u32 gen;	  /* xdpnet_rt.gen before the decision read anything */
 	__u32 expire_j;	  /* cacheable: decide anew after this (jiffies) */
+	/* XDP: a partial checksum completed in place (xdpnet_csum.h) */
+	struct xdpnet_csum_fix csum_fix;
 };
 
 #endif /* XDPNET_FRAME_H */

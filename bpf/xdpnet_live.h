@@ -56,9 +56,12 @@ enum xdpnet_live {
 extern void *bpf_cast_to_kern_ctx(void *) __ksym;
 extern void *bpf_rdonly_cast(void *obj, __u32 btf_id) __ksym;
 
-/* The device of each carried port by slot, as its frames last came in (0:
- * none yet). Written by the stages only, read as untrusted memory. */
-__u64 xdpnet_kdev[XDPNET_MAX_PORTS] SEC(".data.kdev");
+/* Each carried port by slot, as its frames last came in (include/
+ * xdpnet.h): written by the stages only, on the ingress read; read by the
+ * egress read as untrusted memory. The port's own line holds all the
+ * egress read needs of the bridge (the port's device, bridge, flags and
+ * state), so the egress device's receive-side lines stay out of it. */
+struct xdpnet_kport xdpnet_kports[XDPNET_MAX_PORTS] SEC(".data.kdev");
 
 /* The bridge's flags of port p as XDPNET_PORT_* (FWD: forwarding). */
 static __always_inline __u32 live_flags(struct net_bridge_port *p)
@@ -78,11 +81,11 @@ static __always_inline __u32 live_flags(struct net_bridge_port *p)
 }
 
 /* *refresh_j: the keep-alive interval, lowered to XDPNET_REFRESH_DIV'th of
- * the bridge's forward delay during a topology change; *kdev: the
- * device's address. trace: remember nothing. */
+ * the bridge's forward delay during a topology change; *kdev, *kport: the
+ * device's and its bridge port's addresses. trace: remember nothing. */
 static __always_inline int live_port(struct net_device *dev, __u32 *flags,
 				     __u32 *refresh_j, __u64 *kdev,
-				     const int trace)
+				     __u64 *kport, const int trace)
 {
 	struct net_bridge_port *p;
 	struct net_bridge *br;
@@ -114,6 +117,7 @@ static __always_inline int live_port(struct net_device *dev, __u32 *flags,
 	}
 	*flags = live_flags(p);
 	*kdev = (__u64)dev;
+	*kport = (__u64)p;
 	return XDPNET_LIVE_OK;
 }
 
@@ -149,6 +153,13 @@ static __always_inline int live_tc_filters(__u64 kdev)
 		return 0;
 	dev = bpf_rdonly_cast((void *)kdev,
 			      bpf_core_type_id_kernel(struct net_device));
+	/* Never a clsact or ingress qdisc on it, never a filter: the
+	 * kernel makes the device's ingress queue with the first such
+	 * qdisc (tc_modify_qdisc()) and keeps it. One line where the
+	 * filters' chain is three. */
+	if (bpf_core_field_exists(struct net_device, ingress_queue) &&
+	    !dev->ingress_queue)
+		return 0;
 	return tcx_filters(bpf_rdonly_cast(
 		dev->tcx_ingress,
 		bpf_core_type_id_kernel(struct bpf_mprog_entry)));
@@ -176,11 +187,37 @@ static __always_inline int live_tc_egress(struct net_device *dev)
 	return e && (e->fp_items[0].prog || tcx_filters(e));
 }
 
-/* The ingress port's device, kept for frames that leave through it. */
-static __always_inline void live_keep_dev(__u32 slot, __u64 kdev)
+/* One load or store, as written (the compiler neither merges, splits nor
+ * moves it across the barriers below). */
+#define XN_ONCE(x) (*(volatile __typeof__(x) *)&(x))
+
+/* Loads kept in program order by the CPU (x86): then the port record's
+ * ifindex read on both sides of its addresses says whether they were
+ * read whole. Elsewhere the egress read checks the device itself. */
+#if defined(__TARGET_ARCH_x86)
+#define XDPNET_KPORT_ORDERED 1
+#else
+#define XDPNET_KPORT_ORDERED 0
+#endif
+
+/* The ingress port in slot, kept for frames that leave through it: its
+ * ifindex goes to 0 while its addresses are rewritten. */
+static __always_inline void live_keep(__u32 slot, __u64 kdev, __u64 kport,
+				      __u32 ifindex)
 {
-	if (slot < XDPNET_MAX_PORTS && xdpnet_kdev[slot] != kdev)
-		xdpnet_kdev[slot] = kdev;
+	struct xdpnet_kport *r;
+
+	if (slot >= XDPNET_MAX_PORTS)
+		return;
+	r = &xdpnet_kports[slot];
+	if (r->port == kport && r->dev == kdev && r->ifindex == ifindex)
+		return;
+	XN_ONCE(r->ifindex) = 0;
+	asm volatile("" ::: "memory");
+	XN_ONCE(r->dev) = kdev;
+	XN_ONCE(r->port) = kport;
+	asm volatile("" ::: "memory");
+	XN_ONCE(r->ifindex) = ifindex;
 }
 
 /* The egress port in slot, device ifindex, read live: 1 with *flags
@@ -189,30 +226,39 @@ static __always_inline void live_keep_dev(__u32 slot, __u64 kdev)
  * that takes XDP redirects, XDPNET_PORT_TC_EGRESS where its device has tc
  * on its egress) and *mtu lowered to the device's (both hold the map's on
  * entry); 0 when it cannot be read (no frame came in through it yet, or
- * the device kept is no longer that port of this bridge): then the ports
- * map says. */
+ * the port kept is no longer that device's port of this bridge: a port
+ * leaving the bridge has no bridge once freed, and is not forwarding
+ * before): then the ports map says. */
 static __always_inline int live_out(__u32 slot, __u32 ifindex, __u32 *flags,
 				    __u32 *mtu, const enum xdpnet_stage stage)
 {
 	const int tc_out = stage == XDPNET_STAGE_XDP &&
 			   (*flags & XDPNET_PORT_XDP_TARGET);
 	struct net_bridge_port *p;
+	struct xdpnet_kport *r;
 	struct net_bridge *br;
 	struct net_device *dev;
-	__u64 k;
+	__u64 k, kp;
 
 	if (slot >= XDPNET_MAX_PORTS || XN_PERF_NOEGRESS)
 		return 0;
-	k = xdpnet_kdev[slot];
-	if (!k)
+	r = &xdpnet_kports[slot];
+	if (XN_ONCE(r->ifindex) != ifindex)
+		return 0;
+	asm volatile("" ::: "memory");
+	k = XN_ONCE(r->dev);
+	kp = XN_ONCE(r->port);
+	asm volatile("" ::: "memory");
+	if (!k || !kp || XN_ONCE(r->ifindex) != ifindex)
+		return 0;
+	p = bpf_rdonly_cast((void *)kp,
+			    bpf_core_type_id_kernel(struct net_bridge_port));
+	if ((__u64)p->dev != k)
 		return 0;
 	dev = bpf_rdonly_cast((void *)k,
 			      bpf_core_type_id_kernel(struct net_device));
-	if ((__u32)dev->ifindex != ifindex)
-		return 0;
-	p = bpf_rdonly_cast(dev->rx_handler_data,
-			    bpf_core_type_id_kernel(struct net_bridge_port));
-	if (!p || (__u64)p->dev != k)
+	if (!XDPNET_KPORT_ORDERED && ((__u32)dev->ifindex != ifindex ||
+				      (__u64)dev->rx_handler_data != kp))
 		return 0;
 	/* This bridge: by the address the ingress read checked, or (a trace
 	 * run, or a bump cleared it) by ifindex. */
@@ -226,7 +272,8 @@ static __always_inline int live_out(__u32 slot, __u32 ifindex, __u32 *flags,
 	if (tc_out && live_tc_egress(dev))
 		*flags |= XDPNET_PORT_TC_EGRESS;
 	/* The lower of the device's and the map's: a frame over either
-	 * goes to the bridge, which decides. */
+	 * goes to the bridge, which decides. (Its transmit reads this line
+	 * anyway.) */
 	if (dev->mtu < *mtu)
 		*mtu = dev->mtu;
 	return 1;
@@ -234,20 +281,20 @@ static __always_inline int live_out(__u32 slot, __u32 ifindex, __u32 *flags,
 
 static __always_inline int live_port_skb(struct __sk_buff *ctx, __u32 *flags,
 					 __u32 *refresh_j, __u64 *kdev,
-					 const int trace)
+					 __u64 *kport, const int trace)
 {
 	struct sk_buff *skb = bpf_cast_to_kern_ctx(ctx);
 
-	return live_port(skb->dev, flags, refresh_j, kdev, trace);
+	return live_port(skb->dev, flags, refresh_j, kdev, kport, trace);
 }
 
 static __always_inline int live_port_xdp(struct xdp_md *ctx, __u32 *flags,
 					 __u32 *refresh_j, __u64 *kdev,
-					 const int trace)
+					 __u64 *kport, const int trace)
 {
 	struct xdp_buff *xdp = bpf_cast_to_kern_ctx(ctx);
 
-	return live_port(xdp->rxq->dev, flags, refresh_j, kdev, trace);
+	return live_port(xdp->rxq->dev, flags, refresh_j, kdev, kport, trace);
 }
 
 #define XDPNET_HAVE_LIVE 1

@@ -124,6 +124,9 @@ static __always_inline void xdpnet_count(__u32 slot, __u32 ctr, __u32 len)
 	return;
 #endif
 	s = bpf_map_lookup_elem(&stats, &slot);
+	/* (ctr may come from a map, the decision cache: checked where the
+	 * verifier sees it.) */
+	barrier_var(ctr);
 	if (!s || ctr >= XDPNET_C_MAX)
 		return;
 	s->c[ctr].packets++;

@@ -255,14 +255,31 @@ struct xdpnet_rt {
 };
 
 /*
+ * Live datapath (bpf/xdpnet_live.h, section .data.kdev, never pinned): each
+ * carried port by slot, as its frames last came in: its device's and its
+ * bridge port's kernel addresses, and the ifindex they had then (0: none
+ * yet, or being rewritten).
+ */
+struct xdpnet_kport {
+	__u64 dev;
+	__u64 port;
+	__u32 ifindex;
+	__u32 pad;
+};
+
+/*
  * The decision cache ("flows"): per CPU, XDPNET_FLOW_ENTRIES entries,
  * direct-mapped by ingress port, source and destination MAC (CPU c's
  * entries are c * XDPNET_FLOW_ENTRIES and on). An entry is the bridge's
  * decision for such frames as the full decision found it: valid while
- * xdpnet_rt.gen is unchanged, its keep-alive not due, and (live datapath)
- * the ingress port's state as read then. Only bypassed flows whose source
- * the bridge has on the ingress port are cached; without VLAN filtering,
- * while no dump or latency probe runs. One cache line each.
+ * xdpnet_rt.gen is unchanged and its time is not up. A bypass (the flow's
+ * source known to the bridge on the ingress port) also holds only while
+ * the ports' state reads as it did (live datapath) and until the
+ * source's keep-alive is due; a hand-over to the bridge (XDPNET_FLOW_PASS,
+ * a reason that does not depend on the frame itself) holds for one
+ * keep-alive interval, and is never wrong, only slower, where the state
+ * moved on. Nothing is cached with VLAN filtering, while a dump or the
+ * latency probe runs. One cache line each.
  */
 #define XDPNET_FLOW_BITS 10
 #define XDPNET_FLOW_ENTRIES (1 << XDPNET_FLOW_BITS)
@@ -271,7 +288,7 @@ enum xdpnet_flow_flags {
 	XDPNET_FLOW_LEARNING = 1 << 0,	   /* the ingress port learned */
 	XDPNET_FLOW_OUT_ISOLATED = 1 << 1, /* the egress port is isolated */
 	XDPNET_FLOW_OUT_XDP = 1 << 2, /* the egress port takes XDP frames */
-	XDPNET_FLOW_IN_VETH = 1 << 3, /* the ingress port is a veth */
+	XDPNET_FLOW_PASS = 1 << 3,    /* to the bridge (pass: why) */
 	XDPNET_FLOW_IN_TCX = 1 << 4,  /* its TC stage is a tcx program */
 };
 
@@ -287,7 +304,8 @@ struct xdpnet_flow {
 			   source's keep-alive is due) */
 	__u32 mtu;	/* the egress port's MTU */
 	__u32 flags;	/* enum xdpnet_flow_flags */
-	__u8 pad[24];
+	__u32 pass;	/* XDPNET_FLOW_PASS: the PASS_* counter */
+	__u8 pad[20];
 };
 
 enum xdpnet_mode {

@@ -80,20 +80,20 @@ struct xt_build {
 	const char *name; /* "portable", "live" */
 	bool live;
 	struct bpf_object *obj;
-	int tc, xdp, xdp_mp, jiffies, bump;    /* program fds */
-	int trace_tc, trace_xdp, trace_xdp_mp; /* their trace variants */
+	int tc, xdp, jiffies, bump; /* program fds */
+	int trace_tc, trace_xdp;    /* their trace variants */
+	/* The XDP stage and its trace variant in a second object on the
+	 * same maps, loaded with xdpnet_test_native set: every buffer counts
+	 * as an xdp_buff (bpf/xdpnet_native.h), which a test run, always
+	 * generic to the program, cannot be. */
+	struct bpf_object *obj_native;
+	int xdp_native, trace_xdp_native;
 	int map[XT_NR_MAPS];
 	/* Why this build cannot run here (a feature the kernel lacks), or
 	 * NULL. Loading failures are failures, never a reason. */
 	const char *skip;
 	/* Why the FDB trace programs were not loaded, or NULL. */
 	const char *trace_skip;
-	/* Why xdpnet_xdp (and its trace variant) were not loaded, or NULL:
-	 * the kernel refuses their metadata probe. xdp and trace_xdp are
-	 * then the _mp programs, which take every frame as generic XDP, as
-	 * xdpnet_xdp does a frame with room for metadata; frames that look
-	 * like tun's native path cannot be run (their rows are skipped). */
-	const char *meta_skip;
 	bool failed; /* the kernel refused it: its tests fail */
 };
 
@@ -369,10 +369,9 @@ static inline __u16 xt_get16(const __u8 *p)
 struct xt_run {
 	/* in */
 	bool xdp;
-	bool mp;    /* XDP: the dispatcher's program */
 	bool trace; /* the stage's trace variant (xdpnet trace) */
 	__u32 ifindex;
-	bool native; /* XDP: no room for metadata left (tun's native path) */
+	bool native; /* XDP: an xdp_buff (tun's native path; obj_native) */
 	__u32 gso;   /* TC: gso_size */
 	const __u8 *frame;
 	size_t len;
@@ -381,7 +380,6 @@ struct xt_run {
 	__u32 retval;
 	__u8 out[XT_MAX_FRAME];
 	size_t out_len;
-	bool meta_changed;
 };
 bool xt_test_run(struct xt_run *r);
 /*
@@ -396,9 +394,7 @@ bool xt_kernel_refuses(bool xdp, const __u8 *f, size_t len);
 
 /* A row: one frame, run through the stages in order, each with what it
  * must produce. */
-/* ST_XDP_MP: the XDP stage's program for libxdp's dispatcher
- * (xdpnet_xdp_mp: no metadata probe). */
-enum xt_stage { ST_END, ST_TC, ST_XDP, ST_XDP_MP };
+enum xt_stage { ST_END, ST_TC, ST_XDP };
 #define NO_CTR (-1)
 #define MAX_STEPS 6
 
@@ -415,9 +411,6 @@ struct xt_expect {
 #define XDP_TO(p) { ST_XDP, XDP_REDIRECT, XDPNET_C_XDP_REDIRECT, p }
 #define XDP_DEFER(why) \
 	{ ST_XDP, XDP_PASS, XDPNET_C_XDP_DEFER_##why, P_NONE }
-#define XDP_MP_TO(p) { ST_XDP_MP, XDP_REDIRECT, XDPNET_C_XDP_REDIRECT, p }
-#define XDP_MP_DEFER(why) \
-	{ ST_XDP_MP, XDP_PASS, XDPNET_C_XDP_DEFER_##why, P_NONE }
 /* XDP_PASS without a counter: the TC stage counts the final verdict. */
 #define XDP_ON { ST_XDP, XDP_PASS, NO_CTR, P_NONE }
 /* clang-format on */

@@ -152,6 +152,53 @@ static void autoload(struct bpf_object *obj, const char *name, bool on)
 		bpf_program__set_autoload(p, on);
 }
 
+/* b's XDP stage and its trace variant again, on b's maps, with every
+ * buffer taken as an xdp_buff (xdpnet_test_native). */
+static bool load_native(struct xt_build *b, const void *bytes, size_t n)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oo);
+	struct bpf_program *p;
+	struct bpf_map *m;
+	__u32 one = 1;
+	int err = 0;
+
+	oo.object_name = b->live ? "xdpnet_live" : "xdpnet";
+	b->obj_native = bpf_object__open_mem(bytes, n, &oo);
+	if (!CHECK(b->obj_native, "cannot open the %s object again: %s",
+		   b->name, strerror(errno)))
+		return false;
+	bpf_object__for_each_program(p, b->obj_native) bpf_program__set_autoload(
+		p, !strcmp(bpf_program__name(p), "xdpnet_xdp") ||
+			   !strcmp(bpf_program__name(p), "xdpnet_trace_xdp"));
+	bpf_object__for_each_map(m, b->obj_native)
+	{
+		const char *name = bpf_map__name(m);
+		size_t l = strlen(name), k = strlen(".rodata.test");
+		struct bpf_map *mine;
+
+		if (l >= k && !strcmp(name + l - k, ".rodata.test")) {
+			err = bpf_map__set_initial_value(m, &one, sizeof(one));
+		} else {
+			mine = bpf_object__find_map_by_name(b->obj, name);
+			err = mine ? bpf_map__reuse_fd(m, bpf_map__fd(mine))
+				   : -ENOENT;
+		}
+		if (!CHECK(!err, "%s: native copy, map %s: %s", b->name, name,
+			   strerror(-err)))
+			return false;
+	}
+	err = bpf_object__load(b->obj_native);
+	if (!CHECK(!err,
+		   "the kernel refused the %s build's XDP stage with "
+		   "xdpnet_test_native: %s",
+		   b->name, strerror(-err)))
+		return false;
+	b->xdp_native = prog_fd(b->obj_native, "xdpnet_xdp");
+	b->trace_xdp_native = prog_fd(b->obj_native, "xdpnet_trace_xdp");
+	return CHECK(b->xdp_native >= 0 && b->trace_xdp_native >= 0,
+		     "%s: a native program is missing", b->name);
+}
+
 static bool load_build(struct xt_build *b)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oo);
@@ -186,16 +233,6 @@ static bool load_build(struct xt_build *b)
 		xt_note("redirect-error programs left out: the kernel lacks %s",
 			probe.why_xdp_trace);
 	}
-	if (!xn_xdp_meta_ok(&b->meta_skip)) {
-		autoload(b->obj, "xdpnet_xdp", false);
-		autoload(b->obj, "xdpnet_trace_xdp", false);
-		xt_note("xdpnet_xdp left out: %s; its rows run xdpnet_xdp_mp "
-			"(the same program for generic XDP), native-path rows "
-			"are skipped",
-			b->meta_skip);
-	} else {
-		b->meta_skip = NULL;
-	}
 	/* The decision cache: entries for every possible CPU, as attach
 	 * sizes it. */
 	err = bpf_map__set_max_entries(find_map(b->obj, "flows"),
@@ -209,19 +246,17 @@ static bool load_build(struct xt_build *b)
 		   b->name, strerror(-err)))
 		return false;
 	b->tc = prog_fd(b->obj, "xdpnet_tc");
-	b->xdp_mp = prog_fd(b->obj, "xdpnet_xdp_mp");
-	b->xdp = b->meta_skip ? b->xdp_mp : prog_fd(b->obj, "xdpnet_xdp");
+	b->xdp = prog_fd(b->obj, "xdpnet_xdp");
 	b->jiffies = prog_fd(b->obj, "xdpnet_jiffies");
 	b->bump = prog_fd(b->obj, "xdpnet_bump");
 	b->trace_tc = prog_fd(b->obj, "xdpnet_trace_tc");
-	b->trace_xdp_mp = prog_fd(b->obj, "xdpnet_trace_xdp_mp");
-	b->trace_xdp = b->meta_skip ? b->trace_xdp_mp
-				    : prog_fd(b->obj, "xdpnet_trace_xdp");
-	if (!CHECK(b->tc >= 0 && b->xdp >= 0 && b->xdp_mp >= 0 &&
-			   b->jiffies >= 0 && b->bump >= 0 &&
-			   b->trace_tc >= 0 && b->trace_xdp >= 0 &&
-			   b->trace_xdp_mp >= 0,
+	b->trace_xdp = prog_fd(b->obj, "xdpnet_trace_xdp");
+	if (!CHECK(b->tc >= 0 && b->xdp >= 0 && b->jiffies >= 0 &&
+			   b->bump >= 0 && b->trace_tc >= 0 &&
+			   b->trace_xdp >= 0,
 		   "%s: a program is missing", b->name))
+		return false;
+	if (!load_native(b, bytes, n))
 		return false;
 	for (i = 0; i < XT_NR_MAPS; i++) {
 		struct bpf_map *m = find_map(b->obj, map_names[i]);
@@ -266,8 +301,10 @@ void xt_unload_builds(struct xt_build builds[XT_NR_BUILDS])
 	int i;
 
 	xt_trace_detach();
-	for (i = 0; i < XT_NR_BUILDS; i++)
+	for (i = 0; i < XT_NR_BUILDS; i++) {
+		bpf_object__close(builds[i].obj_native);
 		bpf_object__close(builds[i].obj);
+	}
 	btf__free(probe.bridge);
 	btf__free(probe.vmlinux);
 }

@@ -430,7 +430,7 @@ bool xt_maps_reset(const struct xt_settings *s, const struct xt_topology *t)
 	/* No port's device known: the live build reads the egress port
 	 * from the maps until a frame comes in through it. */
 	if (fd(XT_M_KDEV) >= 0) {
-		static const __u64 none[XDPNET_MAX_PORTS];
+		static const struct xdpnet_kport none[XDPNET_MAX_PORTS];
 		__u32 zero = 0;
 
 		if (!CHECK(!bpf_map_update_elem(fd(XT_M_KDEV), &zero, none,

@@ -152,6 +152,7 @@ static int l4_safe(__u8 *f, size_t len, size_t off, __u32 l4len, __u8 proto,
 {
 	size_t field, hlen;
 	__u16 fixed;
+	bool partial;
 	__u64 s;
 
 	switch (proto) {
@@ -170,17 +171,22 @@ static int l4_safe(__u8 *f, size_t len, size_t off, __u32 l4len, __u8 proto,
 	}
 	if (l4len < hlen || off + hlen > len)
 		return XDPNET_C_XDP_DEFER_PROTO;
-	if (proto == 17 && v4 && !be16(f + off + field))
-		return XDPNET_C_XDP_DEFER_UDP0; /* IPv4 UDP without a
-						 * checksum: the payload
-						 * (a tunnel) may need one */
+	if (proto == 17 && !be16(f + off + field))
+		/* UDP without a checksum: the payload (a tunnel) may need
+		 * one (IPv6: or it is simply bad) */
+		return v4 ? XDPNET_C_XDP_DEFER_UDP0 : XDPNET_C_XDP_DEFER_CSUM;
+	/* A field equal to the pseudo-header sum looks partial: where the
+	 * redirect keeps the checksum state, the TC stage takes it, no sum
+	 * taken. */
+	partial = proto != 1 && be16(f + off + field) == fold(pseudo);
+	if (partial && !may_complete)
+		return XDPNET_C_XDP_DEFER_CSUM;
 	if (off + l4len > len)
 		return XDPNET_C_XDP_DEFER_PROTO;
 	s = sum16(f + off, l4len);
 	if (fold(s + pseudo) == 0xffff)
 		return 0; /* valid as it stands */
-	if (!may_complete || proto == 1 ||
-	    be16(f + off + field) != fold(pseudo))
+	if (!partial)
 		return XDPNET_C_XDP_DEFER_CSUM;
 	/* A partial checksum: completed as the kernel would. */
 	fixed = ~fold(s);
@@ -358,8 +364,7 @@ static int decide(struct xm_state *m, struct frame *fr, struct xm_verdict *v)
 		if (!d || fr->len > d->mtu + ETH_HLEN)
 			return XDPNET_C_XDP_DEFER_SIZE;
 	}
-	why = xdp_safe(fr->f, fr->len, fr->l3, fr->proto,
-		       !fr->skb_backed || (in->flags & XDPNET_PORT_VETH), v);
+	why = xdp_safe(fr->f, fr->len, fr->l3, fr->proto, !fr->skb_backed, v);
 	return why ? why : XDPNET_C_XDP_REDIRECT;
 }
 

@@ -67,7 +67,8 @@ struct xm_verdict {
 
 /* The model's decision for one frame; it updates the model's maps as the
  * datapath must (slot hints, the keep-alive stamp). skb_backed (XDP): the
- * frame runs in generic XDP (room for metadata). */
+ * frame is not an xdp_buff (generic XDP, or a buffer the program cannot
+ * tell), so a redirect keeps its checksum state. */
 void xm_tc(struct xm_state *m, const __u8 *frame, size_t len, __u32 ifindex,
 	   struct xm_verdict *v);
 void xm_xdp(struct xm_state *m, const __u8 *frame, size_t len, __u32 ifindex,

@@ -15,33 +15,20 @@
 
 #include "harness.h"
 
-/*
- * The XDP program tells generic (skb-backed) XDP from tun's native path by
- * probing for room to grow the metadata. A test run always has that room,
- * unless the metadata is as long as the kernel lets it be: then it looks
- * like tun's native path. That length is found once, going down from the
- * largest the metadata can have.
- */
-#define META_MAX 252
-
 bool xt_test_run(struct xt_run *r)
 {
-	static size_t native_meta;
-	static __u8 in[META_MAX + XT_MAX_FRAME], out[META_MAX + XT_MAX_FRAME];
+	static __u8 out[XT_MAX_FRAME];
 	struct __sk_buff skb = { .ifindex = r->ifindex, .gso_size = r->gso };
 	struct xdp_md md = { .ingress_ifindex = r->ifindex };
 	LIBBPF_OPTS(bpf_test_run_opts, o);
-	size_t meta = 0, i;
 	int fd;
 
 	if (r->xdp) {
-		fd = r->trace ? (r->mp ? xt_b->trace_xdp_mp : xt_b->trace_xdp)
-			      : (r->mp ? xt_b->xdp_mp : xt_b->xdp);
+		fd = r->native ? (r->trace ? xt_b->trace_xdp_native
+					   : xt_b->xdp_native)
+			       : (r->trace ? xt_b->trace_xdp : xt_b->xdp);
 		o.ctx_in = &md;
 		o.ctx_size_in = sizeof(md);
-		if (r->native)
-			meta = native_meta ? native_meta : META_MAX;
-
 	} else {
 		fd = r->trace ? xt_b->trace_tc : xt_b->tc;
 		o.ctx_in = &skb;
@@ -49,34 +36,20 @@ bool xt_test_run(struct xt_run *r)
 		if (r->gso)
 			skb.gso_segs = 2;
 	}
-	for (;; meta -= 4) {
-		memset(in, 0, meta);
-		memcpy(in + meta, r->frame, r->len);
-		md.data = meta;
-		md.data_end = meta + r->len;
-		o.data_in = in;
-		o.data_size_in = meta + r->len;
-		o.data_out = out;
-		o.data_size_out = sizeof(out);
-		o.retval = 0;
-		r->err = bpf_prog_test_run_opts(fd, &o);
-		if (r->err != -EINVAL || !r->native || !r->xdp || !meta)
-			break;
-	}
-	if (r->native && r->xdp && !r->err)
-		native_meta = meta;
+	md.data_end = r->len;
+	o.data_in = r->frame;
+	o.data_size_in = r->len;
+	o.data_out = out;
+	o.data_size_out = sizeof(out);
+	r->err = bpf_prog_test_run_opts(fd, &o);
 	r->retval = o.retval;
-	r->meta_changed = false;
 	r->out_len = 0;
 	if (r->err)
 		return false;
-	for (i = 0; i < meta; i++)
-		if (out[i])
-			r->meta_changed = true;
-	r->out_len = o.data_size_out - meta;
+	r->out_len = o.data_size_out;
 	if (r->out_len > sizeof(r->out))
 		r->out_len = sizeof(r->out);
-	memcpy(r->out, out + meta, r->out_len);
+	memcpy(r->out, out, r->out_len);
 	return true;
 }
 
@@ -98,7 +71,7 @@ bool xt_kernel_refuses(bool xdp, const __u8 *f, size_t len)
 
 static const char *stage_name(enum xt_stage st)
 {
-	return st == ST_TC ? "tc" : st == ST_XDP_MP ? "xdp_mp" : "xdp";
+	return st == ST_TC ? "tc" : "xdp";
 }
 
 static __u32 slot_of(int port)
@@ -180,8 +153,7 @@ static void check_trace(const struct xt_row *r, const struct xt_expect *e,
 			int step, const __u8 *frame, size_t len)
 {
 	struct xt_run run = {
-		.xdp = e->stage == ST_XDP || e->stage == ST_XDP_MP,
-		.mp = e->stage == ST_XDP_MP,
+		.xdp = e->stage == ST_XDP,
 		.trace = true,
 		.ifindex = xt_ifindex(r->fr.in),
 		.native = r->fr.native,
@@ -251,8 +223,7 @@ static void run_step(const struct xt_row *r, const struct xt_expect *e,
 		     const __u8 *completed)
 {
 	struct xt_run run = {
-		.xdp = e->stage == ST_XDP || e->stage == ST_XDP_MP,
-		.mp = e->stage == ST_XDP_MP,
+		.xdp = e->stage == ST_XDP,
 		.ifindex = xt_ifindex(r->fr.in),
 		.native = r->fr.native,
 		.gso = r->fr.gso,
@@ -282,7 +253,6 @@ static void run_step(const struct xt_row *r, const struct xt_expect *e,
 	check_counters(r, e, step, &before, &after, len);
 	CHECK(run.retval == e->retval, "step %d (%s): returned %d, want %d",
 	      step, stage_name(e->stage), (int)run.retval, (int)e->retval);
-	CHECK(!run.meta_changed, "step %d (xdp): metadata changed", step);
 	check_data(&run, step, done ? completed : frame, done);
 	/* The safety property: nothing leaves through XDP with a broken L4
 	 * checksum. */
@@ -330,19 +300,6 @@ static void run_row(const struct xt_table *t, const struct xt_row *r)
 		r->check();
 }
 
-/* Does the row run xdpnet_xdp itself (not the dispatcher's variant)? */
-static bool needs_meta(const struct xt_row *r)
-{
-	const struct xt_expect *exp =
-		xt_b->live && r->live[0].stage != ST_END ? r->live : r->exp;
-	int i;
-
-	for (i = 0; i < MAX_STEPS && exp[i].stage != ST_END; i++)
-		if (exp[i].stage == ST_XDP)
-			return true;
-	return false;
-}
-
 void xt_run_table(const struct xt_table *t)
 {
 	size_t i;
@@ -355,10 +312,6 @@ void xt_run_table(const struct xt_table *t)
 			continue;
 		if (!xt_begin("%s: %s", t->name, r->name))
 			continue;
-		if (r->fr.native && xt_b->meta_skip && needs_meta(r))
-			xt_skip("%s (xdpnet_xdp on tun's native path)",
-				xt_b->meta_skip);
-		else
-			run_row(t, r);
+		run_row(t, r);
 	}
 }

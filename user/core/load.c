@@ -27,7 +27,6 @@
 #include "xdpnet.h"
 #include "xdpnet.skel.h"
 #include "xdpnet_live.skel.h"
-#include "xdpnet_meta.skel.h"
 #include "lib/exit.h"
 #include "lib/log.h"
 #include "lib/util.h"
@@ -68,43 +67,6 @@ const char *xn_build_id(void)
 	snprintf(id, sizeof(id), "%s-%016llx", XDPNET_VERSION_STR,
 		 (unsigned long long)h);
 	return id;
-}
-
-/* ------------------------------------------------------ kernel probe */
-
-int xn_xdp_meta_ok(const char **why)
-{
-	static int state = -1;
-	struct xdpnet_meta_bpf *m;
-
-	if (state < 0) {
-		libbpf_print_fn_t old = libbpf_set_print(NULL);
-
-		m = xdpnet_meta_bpf__open_and_load();
-		libbpf_set_print(old);
-		state = m != NULL;
-		xdpnet_meta_bpf__destroy(m);
-		xn_debug("bpf_xdp_adjust_meta in XDP programs: %s",
-			 state ? "yes" : "refused by the kernel");
-	}
-	if (why)
-		*why = state ? ""
-			     : "the kernel refuses bpf_xdp_adjust_meta in XDP "
-			       "programs";
-	return state;
-}
-
-const char *xn_xdp_prog(void)
-{
-	return xn_xdp_meta_ok(NULL) ? "xdpnet_xdp" : "xdpnet_xdp_mp";
-}
-
-/* Programs this kernel cannot load: the XDP stage's and its trace
- * variant's metadata probe (xn_xdp_meta_ok). */
-static int prog_unloadable(const char *name)
-{
-	return !xn_xdp_meta_ok(NULL) && (!strcmp(name, "xdpnet_xdp") ||
-					 !strcmp(name, "xdpnet_trace_xdp"));
 }
 
 /* ------------------------------------------------------------- loading */
@@ -310,24 +272,14 @@ static int try_load(struct xn_state *s, enum variant v, struct load_ctx *c,
 			return -EPROTO;
 		}
 	}
-	/* The dispatcher's variant loads with the dispatcher
-	 * (xn_xdp_object), the trace variants with "xdpnet trace"
-	 * (xn_trace_object). */
+	/* The trace variants load with "xdpnet trace" (xn_trace_object). */
 	{
 		struct bpf_program *p;
 
-		if (!bpf_object__find_program_by_name(c->obj, "xdpnet_xdp_mp"))
-			return -ENOENT;
-		bpf_object__for_each_program(p, c->obj)
-		{
-			const char *name = bpf_program__name(p);
-
-			if (!strncmp(name, "xdpnet_trace_", 13) ||
-			    prog_unloadable(name) ||
-			    (!strcmp(name, "xdpnet_xdp_mp") &&
-			     strcmp(name, xn_xdp_prog())))
-				bpf_program__set_autoload(p, false);
-		}
+		bpf_object__for_each_program(
+			p, c->obj) if (!strncmp(bpf_program__name(p),
+						"xdpnet_trace_", 13))
+			bpf_program__set_autoload(p, false);
 	}
 	if (v == V_MAP_NOTRACE)
 		for (i = 0; i < ARRAY_SIZE(traces); i++)
@@ -417,11 +369,9 @@ static struct bpf_object *state_object(const struct xn_state *s,
 	{
 		const char *name = bpf_program__name(p);
 
-		bpf_program__set_autoload(
-			p, !prog_unloadable(name) &&
-				   (exact ? !strcmp(name, prefix)
-					  : !strncmp(name, prefix,
-						     strlen(prefix))));
+		bpf_program__set_autoload(p, exact ? !strcmp(name, prefix)
+						   : !strncmp(name, prefix,
+							      strlen(prefix)));
 	}
 	if (err) {
 		bpf_object__close(obj);
@@ -549,7 +499,7 @@ int xn_state_load(struct xn_state *s, struct xn_load *l)
 	if (!err)
 		err = xn_pin_replace(
 			bpf_program__fd(bpf_object__find_program_by_name(
-				c.obj, xn_xdp_prog())),
+				c.obj, "xdpnet_xdp")),
 			s->bridge, "prog_xdp");
 	if (!err)
 		err = xn_pin_replace(

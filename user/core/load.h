@@ -37,7 +37,7 @@ struct xn_load {
 int xn_state_load(struct xn_state *s, struct xn_load *l);
 
 /*
- * The XDP program prog (xdpnet_xdp, or xdpnet_xdp_mp) of s's datapath (live
+ * The XDP program prog (xdpnet_xdp) of s's datapath (live
  * or portable, as s->meta says) in an object of its own, opened, not
  * loaded, its maps s's pinned ones and every other program off: for
  * libxdp, which loads it as the dispatcher's extension (core/multiprog.c).
@@ -52,19 +52,6 @@ struct bpf_object *xn_xdp_object(const struct xn_state *s, const char *prog);
  * it cannot.
  */
 struct bpf_object *xn_trace_object(const struct xn_state *s);
-
-/*
- * 1 when the kernel lets XDP programs call bpf_xdp_adjust_meta, which the
- * XDP stage's metadata probe needs (tells tun's native path from generic
- * XDP); else 0 and *why (may be NULL) says so. Then the XDP stage is
- * xdpnet_xdp_mp, which counts every frame as generic: partial checksums
- * go to the TC stage instead of being completed in place. Probed once.
- */
-int xn_xdp_meta_ok(const char **why);
-
-/* The XDP stage's program for a port's own XDP hook on this kernel:
- * xdpnet_xdp, or xdpnet_xdp_mp where xn_xdp_meta_ok() says no. */
-const char *xn_xdp_prog(void);
 
 /* This build's id (a hash of its BPF objects). */
 const char *xn_build_id(void);

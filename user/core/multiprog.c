@@ -22,12 +22,14 @@
 #include "core/multiprog.h"
 
 #define PIN_LEAF XN_PIN_XDP_MULTI
-/* The XDP stage as the dispatcher's extension: the full program first;
- * where the kernel refuses it (it may change packet data, its metadata
- * probe, and the dispatcher's slot may not: Linux 6.12.26 and 6.13 check,
- * and libxdp before 1.5 does not mark its slots), the one without the
- * probe. */
-static const char *const prog_names[] = { "xdpnet_xdp", "xdpnet_xdp_mp" };
+/* The XDP stage as the dispatcher's extension. It calls no helper that
+ * may change packet data, which the kernel would refuse in a dispatcher
+ * slot that does not (Linux 6.12.26 and 6.13 check, and libxdp before 1.5
+ * does not mark its slots). */
+#define PROG_NAME "xdpnet_xdp"
+/* Ours in a dispatcher: that program, and the variant builds before 0.4
+ * put there (for an upgrade's or a detach's sake). */
+static const char *const prog_names[] = { PROG_NAME, "xdpnet_xdp_mp" };
 
 /* Load the probe's main program, then its extension in place of the
  * slot, and link it: 0 when all three work. */
@@ -200,14 +202,13 @@ static struct xdp_program *pinned_prog(struct xn_state *s)
 	return libxdp_get_error(p) ? NULL : p;
 }
 
-/* prog_names[i] in an object of its own, for libxdp to load (*obj). */
-static struct xdp_program *new_prog(struct xn_state *s, unsigned int i,
-				    struct bpf_object **obj)
+/* The XDP stage in an object of its own, for libxdp to load (*obj). */
+static struct xdp_program *new_prog(struct xn_state *s, struct bpf_object **obj)
 {
-	DECLARE_LIBXDP_OPTS(xdp_program_opts, o, .prog_name = prog_names[i]);
+	DECLARE_LIBXDP_OPTS(xdp_program_opts, o, .prog_name = PROG_NAME);
 	struct xdp_program *p;
 
-	*obj = xn_xdp_object(s, prog_names[i]);
+	*obj = xn_xdp_object(s, PROG_NAME);
 	if (!*obj)
 		return NULL;
 	o.obj = *obj;
@@ -253,7 +254,6 @@ int xn_mp_attach(struct xn_state *s, __u32 ifindex)
 {
 	struct bpf_object *obj = NULL;
 	struct xdp_program *p;
-	unsigned int i = xn_xdp_meta_ok(NULL) ? 0 : 1;
 	int err;
 
 	p = pinned_prog(s);
@@ -261,17 +261,13 @@ int xn_mp_attach(struct xn_state *s, __u32 ifindex)
 		err = xdp_program__attach(p, (int)ifindex, XDP_MODE_NATIVE, 0);
 	} else {
 		/* Loaded here, by libxdp, in its first dispatcher. */
-		do {
-			xdp_program__close(p);
-			bpf_object__close(obj);
-			p = new_prog(s, i, &obj);
-			err = p ? xdp_program__attach(p, (int)ifindex,
-						      XDP_MODE_NATIVE, 0)
-				: -(errno ?: EINVAL);
-			if (err)
-				xn_debug("%s into the dispatcher: %s",
-					 prog_names[i], strerror(-err));
-		} while (err && ++i < ARRAY_SIZE(prog_names));
+		p = new_prog(s, &obj);
+		err = p ? xdp_program__attach(p, (int)ifindex, XDP_MODE_NATIVE,
+					      0)
+			: -(errno ?: EINVAL);
+		if (err)
+			xn_debug(PROG_NAME " into the dispatcher: %s",
+				 strerror(-err));
 		/* Pinned for the other ports and processes. */
 		if (!err) {
 			err = xn_pin_replace(xdp_program__fd(p), s->bridge,

@@ -91,11 +91,7 @@ static int trace(const char *bridge, struct xn_state *s, struct xn_trace *t)
 	}
 	if (t->in.flags & XDPNET_PORT_XDP) {
 		t->xdp.multi = !!(t->in.flags & XDPNET_PORT_XDP_MULTI);
-		err = run(obj,
-			  t->xdp.multi || !xn_xdp_meta_ok(NULL)
-				  ? "xdpnet_trace_xdp_mp"
-				  : "xdpnet_trace_xdp",
-			  1, t, &t->xdp);
+		err = run(obj, "xdpnet_trace_xdp", 1, t, &t->xdp);
 	}
 	if (!err && !(t->xdp.ran && t->xdp.retval == XDP_REDIRECT))
 		err = run(obj, "xdpnet_trace_tc", 0, t, &t->tc);

@@ -53,6 +53,22 @@ static __u32 tc(enum xt_mac src, enum xt_mac dst)
 	return run(false, P_A, src, dst, false);
 }
 
+/* A -> dst through the TC stage, l4len bytes of UDP. */
+static __u32 tc_len(enum xt_mac dst, __u16 l4len)
+{
+	static __u8 frame[XT_MAX_FRAME];
+	struct xt_frame f = {
+		.in = P_A, .src = M_A, .dst = dst, .l4len = l4len
+	};
+	struct xt_run r = { .ifindex = xt_ifindex(P_A), .frame = frame };
+
+	r.len = xt_build_frame(&f, frame);
+	if (!xt_test_run(&r) &&
+	    !CHECK(!r.err, "BPF_PROG_TEST_RUN: %s", strerror(-r.err)))
+		return ~0U - 1;
+	return r.retval;
+}
+
 /* Valid entries (of this generation) for a flow from port A, on every
  * CPU; -1 when the cache cannot be read. */
 static int cached(enum xt_mac src, enum xt_mac dst)
@@ -77,6 +93,45 @@ static int cached(enum xt_mac src, enum xt_mac dst)
 		     !memcmp(e[i].dst, xt_macs[dst], ETH_ALEN);
 	munmap((void *)e, len);
 	return n;
+}
+
+/* A hand-over cached for A -> dst: its reason. */
+static bool cached_pass(enum xt_mac dst, __u32 why)
+{
+	struct bpf_map_info info = {};
+	__u32 ilen = sizeof(info), gen = xt_gen(), i;
+	const struct xdpnet_flow *e;
+	int fd = xt_b->map[XT_M_FLOWS], n = 0;
+	size_t len;
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &ilen))
+		return false;
+	len = (size_t)info.value_size * info.max_entries;
+	e = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	if (e == MAP_FAILED)
+		return false;
+	for (i = 0; i < info.max_entries; i++)
+		n += e[i].ifindex == xt_ifindex(P_A) && e[i].gen == gen &&
+		     (e[i].flags & XDPNET_FLOW_PASS) && e[i].pass == why &&
+		     !memcmp(e[i].src, xt_macs[M_A], ETH_ALEN) &&
+		     !memcmp(e[i].dst, xt_macs[dst], ETH_ALEN);
+	munmap((void *)e, len);
+	return n > 0;
+}
+
+/* Put mac's FDB copy behind port the way no writer may: without the
+ * bump. */
+static bool fdb_put_unannounced(enum xt_mac mac, int port)
+{
+	struct xdpnet_fdb_key k = { .vid = 0 };
+	struct xdpnet_fdb_val v = {
+		.ifindex = xt_ifindex(port),
+		.bridge_j = xt_jiffies(),
+	};
+
+	memcpy(k.mac, xt_macs[mac], ETH_ALEN);
+	return CHECK(!bpf_map_update_elem(xt_b->map[XT_M_FDB], &k, &v, BPF_ANY),
+		     "cannot write the FDB entry: %s", strerror(errno));
 }
 
 /* Delete dst's FDB copy the way no writer may: without the bump. */
@@ -586,6 +641,53 @@ static void egress_tc(void)
 	xt_tc_egress(P_B, XT_TC_NONE);
 }
 
+/*
+ * A hand-over to the bridge whose reason is not the frame's own is cached
+ * too: counted as that reason, it stands until the generation moves (an
+ * unknown destination learned, here without the bump that would come
+ * with it). One that the frame decides (its length) is not: the next
+ * frame of the flow is bypassed.
+ */
+static void pass_cached(void)
+{
+	__u32 a = xt_ports[P_A].slot;
+	struct xt_snap s0, s1;
+
+	if (prepare("a hand-over to the bridge stands until the generation "
+		    "moves",
+		    false) &&
+	    CHECK(tc(M_A, M_UNKNOWN) == PASS, "A -> unknown not handed over") &&
+	    CHECK(cached_pass(M_UNKNOWN, XDPNET_C_PASS_UNKNOWN),
+		  "the hand-over is not cached") &&
+	    xt_snap(&s0) && fdb_put_unannounced(M_UNKNOWN, P_C)) {
+		CHECK(tc(M_A, M_UNKNOWN) == PASS,
+		      "decided in full, not from the cache");
+		if (xt_snap(&s1))
+			CHECK(s1.c[a][XDPNET_C_PASS_UNKNOWN].packets ==
+				      s0.c[a][XDPNET_C_PASS_UNKNOWN].packets +
+					      1,
+			      "a cached hand-over counts its reason");
+		CHECK(run(true, P_A, M_A, M_UNKNOWN, false) == XDP_PASS,
+		      "the XDP stage did not pass it on");
+		if (xt_bump())
+			CHECK(tc(M_A, M_UNKNOWN) == REDIRECT,
+			      "after the bump: not decided anew");
+	}
+	if (prepare("broadcast: the hand-over is cached", false)) {
+		CHECK(tc(M_A, M_BCAST) == PASS, "broadcast not handed over");
+		CHECK(cached_pass(M_BCAST, XDPNET_C_PASS_MCAST),
+		      "the hand-over is not cached");
+	}
+	if (prepare("a hand-over for the frame's length is not cached",
+		    false)) {
+		CHECK(tc_len(M_C, 1400) == PASS, "1,442 bytes into C's MTU "
+						 "1280 not handed over");
+		CHECK(!cached_pass(M_C, XDPNET_C_PASS_MTU), "cached as a pass");
+		CHECK(tc_len(M_C, 100) == REDIRECT,
+		      "the next, small frame not bypassed");
+	}
+}
+
 void test_cache(void)
 {
 	/* One CPU, so that consecutive frames meet their entry (per_cpu()
@@ -600,5 +702,6 @@ void test_cache(void)
 	not_cached();
 	xdp_and_trace();
 	egress_tc();
+	pass_cached();
 	xt_unpin();
 }

@@ -58,7 +58,8 @@ static const struct xt_row rows[] = {
 	  { TO_B, .frag_off = 0x00b9, .l4len = 100 },
 	  { XDP_DEFER(PROTO), TC_TO(P_B) } },
 	{ .name = "IPv4 DF is not a fragment",
-	  { TO_B, .frag_off = 0x4000, .csum = CS_PARTIAL, .l4len = 100 },
+	  { TO_B, .frag_off = 0x4000, .csum = CS_PARTIAL, .l4len = 100,
+	    .native = true },
 	  { XDP_TO(P_B), TC_TO(P_B) },
 	  .out = OUT_CSUM_DONE },
 	{ .name = "IPv6 hop-by-hop header defers",
@@ -76,7 +77,7 @@ static const struct xt_row rows[] = {
 	  { XDP_DEFER(CSUM), TC_TO(P_B) } },
 	{ .name = "IPv4 options: partial TCP checksum completed",
 	  { TO_B, .ip_opts = true, .l4 = L4_TCP, .csum = CS_PARTIAL,
-	    .l4len = 333 },
+	    .l4len = 333, .native = true },
 	  { XDP_TO(P_B), TC_TO(P_B) },
 	  .out = OUT_CSUM_DONE },
 	{ .name = "IPv4 options: bad UDP checksum defers",
@@ -95,15 +96,15 @@ static const struct xt_row rows[] = {
 	  { TO_B, .l3 = L3_IPV6, .l4 = L4_ICMP, .l4len = 64 },
 	  { XDP_TO(P_B), TC_TO(P_B) } },
 	{ .name = "ICMPv6 partial checksum completed",
-	  { TO_B, .l3 = L3_IPV6, .l4 = L4_ICMP, .csum = CS_PARTIAL,
-	    .l4len = 63 },
+	  { TO_B, .l3 = L3_IPV6, .l4 = L4_ICMP, .csum = CS_PARTIAL, .l4len = 63,
+	    .native = true },
 	  { XDP_TO(P_B), TC_TO(P_B) },
 	  .out = OUT_CSUM_DONE },
 	{ .name = "ICMPv6 bad checksum defers",
 	  { TO_B, .l3 = L3_IPV6, .l4 = L4_ICMP, .csum = CS_BAD, .l4len = 64 },
 	  { XDP_DEFER(CSUM), TC_TO(P_B) } },
 	{ .name = "IPv4/UDP partial checksum, frame padded to 60 bytes",
-	  { TO_B, .csum = CS_PARTIAL, .l4len = 9, .pad = true },
+	  { TO_B, .csum = CS_PARTIAL, .l4len = 9, .pad = true, .native = true },
 	  { XDP_TO(P_B), TC_TO(P_B) },
 	  .out = OUT_CSUM_DONE },
 	{ .name = "IPv4/TCP bad checksum, frame padded to 60 bytes",
@@ -112,18 +113,26 @@ static const struct xt_row rows[] = {
 
 	/*
 	 * Completing a partial checksum is right only where the redirect
-	 * drops the checksum state: an xdp_buff redirect (tun's native path,
-	 * any veth). A test run gives the program room for metadata, so it
-	 * looks like generic (skb-backed) XDP; with the metadata at its
-	 * largest, it looks like tun's native path.
+	 * drops the checksum state: an xdp_buff redirect (tun's native
+	 * paths, a veth). A test run always looks like generic XDP to the
+	 * program (the device's own rxq, room for metadata); the native
+	 * rows run its copy that takes every buffer as an xdp_buff
+	 * (xdpnet_test_native). A veth is no different from a tap.
 	 */
 	{ .name = "tap, generic XDP: partial checksum defers",
 	  { TO_B, .l4 = L4_TCP, .csum = CS_PARTIAL, .l4len = 200 },
 	  { XDP_DEFER(CSUM), TC_TO(P_B) },
 	  .setup = a_is_tap },
+	{ .name = "veth, generic XDP: partial checksum defers",
+	  { TO_B, .l3 = L3_IPV6, .csum = CS_PARTIAL, .l4len = 200 },
+	  { XDP_DEFER(CSUM), TC_TO(P_B) } },
 	{ .name = "tap, generic XDP: valid checksum redirects",
 	  { TO_B, .l4 = L4_TCP, .l4len = 200 },
 	  { XDP_TO(P_B), TC_TO(P_B) },
+	  .setup = a_is_tap },
+	{ .name = "tap, generic XDP: bad checksum defers",
+	  { TO_B, .l4 = L4_TCP, .csum = CS_BAD, .l4len = 200 },
+	  { XDP_DEFER(CSUM), TC_TO(P_B) },
 	  .setup = a_is_tap },
 	{ .name = "tap, native XDP: partial checksum completed",
 	  { TO_B, .l4 = L4_TCP, .csum = CS_PARTIAL, .l4len = 200,
@@ -131,6 +140,13 @@ static const struct xt_row rows[] = {
 	  { XDP_TO(P_B), TC_TO(P_B) },
 	  .out = OUT_CSUM_DONE,
 	  .setup = a_is_tap },
+	{ .name = "tap, native XDP: valid checksum redirects unchanged",
+	  { TO_B, .l3 = L3_IPV6, .l4len = 200, .native = true },
+	  { XDP_TO(P_B), TC_TO(P_B) },
+	  .setup = a_is_tap },
+	/* Also what a tunnel's outer checksum looks like while its inner
+	 * one is partial (local checksum offload sums the outer one for
+	 * the completed inner one): it does not add up as it stands. */
 	{ .name = "tap, native XDP: bad checksum defers",
 	  { TO_B, .l3 = L3_IPV6, .csum = CS_BAD, .l4len = 200, .native = true },
 	  { XDP_DEFER(CSUM), TC_TO(P_B) },
@@ -141,43 +157,17 @@ static const struct xt_row rows[] = {
 	  { XDP_TO(P_B), TC_TO(P_B) },
 	  .out = OUT_CSUM_DONE },
 
-	/*
-	 * The program for libxdp's dispatcher probes for no metadata (the
-	 * kernel refuses an extension that may change packet data in place
-	 * of a dispatcher slot that does not): a tap's frame counts as
-	 * generic XDP, so its partial checksum is never completed there; a
-	 * veth's still is (a veth's XDP redirect always drops the state).
-	 */
-	{ .name = "dispatcher's program, tap, native XDP: partial checksum "
-		  "defers",
-	  { TO_B, .l4 = L4_TCP, .csum = CS_PARTIAL, .l4len = 200,
-	    .native = true },
-	  { XDP_MP_DEFER(CSUM), TC_TO(P_B) },
-	  .setup = a_is_tap },
-	{ .name = "dispatcher's program, tap: valid checksum redirects",
-	  { TO_B, .l4 = L4_TCP, .l4len = 200, .native = true },
-	  { XDP_MP_TO(P_B), TC_TO(P_B) },
-	  .setup = a_is_tap },
-	{ .name = "dispatcher's program, tap: bad checksum defers",
-	  { TO_B, .l3 = L3_IPV6, .csum = CS_BAD, .l4len = 200, .native = true },
-	  { XDP_MP_DEFER(CSUM), TC_TO(P_B) },
-	  .setup = a_is_tap },
-	{ .name = "dispatcher's program, veth: partial checksum completed",
-	  { TO_B, .l3 = L3_IPV6, .csum = CS_PARTIAL, .l4len = 200,
-	    .native = true },
-	  { XDP_MP_TO(P_B), TC_TO(P_B) },
-	  .out = OUT_CSUM_DONE },
-
 	/* Sizes: B has MTU 9000. */
 	{ .name = "IPv4 frame of XDPNET_XDP_MAX_FRAME bytes, partial, "
 		  "redirects",
-	  { TO_B, .csum = CS_PARTIAL, .l4len = XDPNET_XDP_MAX_FRAME - 14 - 20 },
+	  { TO_B, .csum = CS_PARTIAL, .l4len = XDPNET_XDP_MAX_FRAME - 14 - 20,
+	    .native = true },
 	  { XDP_TO(P_B), TC_TO(P_B) },
 	  .out = OUT_CSUM_DONE },
 	{ .name = "IPv6 frame of XDPNET_XDP_MAX_FRAME bytes, partial, "
 		  "redirects",
 	  { TO_B, .l3 = L3_IPV6, .l4 = L4_TCP, .csum = CS_PARTIAL,
-	    .l4len = XDPNET_XDP_MAX_FRAME - 14 - 40 },
+	    .l4len = XDPNET_XDP_MAX_FRAME - 14 - 40, .native = true },
 	  { XDP_TO(P_B), TC_TO(P_B) },
 	  .out = OUT_CSUM_DONE },
 	{ .name = "IPv4 frame one byte over XDPNET_XDP_MAX_FRAME defers",
@@ -188,7 +178,9 @@ static const struct xt_row rows[] = {
 	  { XDP_DEFER(SIZE), TC_TO(P_B) } },
 
 	/* The redirect target: a frame is either redirected or left
-	 * alone. */
+	 * alone. With the target gone from the devmap, the redirect fails
+	 * after the checksum was completed: the stage puts the field back
+	 * (without that, this row's frame comes back changed). */
 	{ .name = "XDP target missing from tx_ports: not redirected, frame "
 		  "unchanged",
 	  { TO_B, .l4 = L4_TCP, .csum = CS_PARTIAL, .l4len = 200,
@@ -260,6 +252,7 @@ static void sweep(void)
 				r->fr.l4 = sweep_protos[p].l4;
 				r->fr.csum = cs;
 				r->fr.l4len = sweep_l4len[l];
+				r->fr.native = true;
 				r->exp[0] = cs == CS_BAD ? defer : xdp;
 				r->exp[1] = tc;
 				r->out = cs == CS_PARTIAL ? OUT_CSUM_DONE

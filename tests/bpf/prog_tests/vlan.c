@@ -124,7 +124,8 @@ static const struct xt_row filtering[] = {
 	  { TO_B, TAG(20), .len = LEN(16) },
 	  { XDP_ON } },
 	{ .name = "tagged IPv4/TCP partial checksum completed behind the tag",
-	  { TO_B, TAG(20), .l4 = L4_TCP, .csum = CS_PARTIAL, .l4len = 401 },
+	  { TO_B, TAG(20), .l4 = L4_TCP, .csum = CS_PARTIAL, .l4len = 401,
+	    .native = true },
 	  { XDP_TO(P_B) },
 	  .out = OUT_CSUM_DONE },
 	{ .name = "tagged IPv6/UDP bad checksum defers",
@@ -163,7 +164,8 @@ static const struct xt_row filtering_ad[] = {
 
 static const struct xt_row tags[] = {
 	{ .name = "802.1Q tag: redirected by MAC",
-	  { TO_B, TAG(20), .l4 = L4_TCP, .csum = CS_PARTIAL, .l4len = 100 },
+	  { TO_B, TAG(20), .l4 = L4_TCP, .csum = CS_PARTIAL, .l4len = 100,
+	    .native = true },
 	  { XDP_TO(P_B), TC_TO(P_B) },
 	  .out = OUT_CSUM_DONE },
 	{ .name = "802.1ad tag: redirected by MAC",
