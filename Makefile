@@ -50,7 +50,7 @@ TOOLS := $(OUT)/tests/vnet_relay $(OUT)/tests/promlint $(OUT)/tests/xn_filters \
 # $(OUT)/bench_tools.
 BT := $(OUT)/bench_tools
 BENCH_TOOLS := $(BT)/xnb_pktgen $(BT)/xnb_tapsink $(BT)/xnb_crr \
-	$(BT)/xnb_minimal $(BT)/xnb_vhost
+	$(BT)/xnb_minimal $(BT)/xnb_vhost $(BT)/xnb_progtime
 
 .SECONDARY:
 
@@ -158,6 +158,14 @@ $(BENCH_BPF_TOOLS): $(BT)/%: scripts/bench_tools/%.c scripts/bench_tools/*.h \
 $(BT)/xnb_%: scripts/bench_tools/xnb_%.c scripts/bench_tools/xnb_tool.h | $(BT)
 	@echo "  CC       $@"
 	@$(CC) $(CFLAGS) $< -o $@
+
+# The XDP stage's program time (scripts/bench --progtime): the project's
+# own loader (it loads the stage again on a bridge's maps) and
+# xdp-minimal's skeleton.
+$(BT)/xnb_progtime: scripts/bench_tools/xnb_progtime.c \
+		scripts/bench_tools/xnb_tool.h $(LIB_OBJS) $(BT)/xnb_minimal.skel.h
+	@echo "  CC       $@"
+	@$(CC) $(CFLAGS) -I$(BT) $< $(LIB_OBJS) -o $@ $(PKG_LIBS)
 
 # xnb_vhost's ring logic, shared with its unit test.
 $(BT)/xnb_vhost $(OUT)/tests/test_vring: scripts/bench_tools/xnb_vring.h
