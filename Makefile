@@ -3,13 +3,26 @@
 
 CLANG ?= clang
 CC ?= gcc
-BPFTOOL ?= bpftool
+# bpftool: on PATH, else where Debian puts it (/usr/sbin, outside a normal
+# user's PATH), so that `make` works without root.
+ifeq ($(origin BPFTOOL),undefined)
+BPFTOOL := $(firstword $(shell command -v bpftool 2>/dev/null) \
+	$(wildcard /usr/sbin/bpftool /sbin/bpftool /usr/local/sbin/bpftool) bpftool)
+endif
+PKG_CONFIG ?= pkg-config
 PREFIX ?= /usr/local
 SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
-# systemd's search path has $(PREFIX)/lib/systemd/system for /usr/local and
-# /usr (Debian 12's packages use /lib, the same directory there).
-UNITDIR ?= $(PREFIX)/lib/systemd/system
+# The systemd unit directory, from systemd's pkg-config: as it is for
+# PREFIX=/usr (the distribution's: /lib/systemd/system on Debian 12,
+# /usr/lib/systemd/system since), with PREFIX as its prefix otherwise
+# (/usr/local/lib/systemd/system, the administrator's, which systemd
+# searches too). Without systemd's pkg-config: $(PREFIX)/lib/systemd/system.
+SYSTEMD_PC_UNITDIR = $(shell $(PKG_CONFIG) \
+	$(if $(filter /usr,$(PREFIX)),,--define-variable=prefix=$(PREFIX) \
+	--define-variable=root_prefix=$(PREFIX)) \
+	--variable=systemdsystemunitdir systemd 2>/dev/null)
+UNITDIR ?= $(or $(SYSTEMD_PC_UNITDIR),$(PREFIX)/lib/systemd/system)
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 # libvirt's own (SYSCONFDIR/libvirt/hooks), whatever our PREFIX.
 LIBVIRT_HOOKDIR ?= /etc/libvirt/hooks
@@ -21,7 +34,11 @@ PKGS := libbpf libxdp libnl-3.0 libnl-route-3.0 libmicrohttpd
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
-WARN := -Wall -Wextra -Werror
+# -Werror in the project's own builds and CI; a distribution's build
+# (debian/rules) sets WERROR= so that a newer compiler's new warning does
+# not fail it.
+WERROR ?= -Werror
+WARN := -Wall -Wextra $(WERROR)
 CFLAGS ?= -O2 -g
 CFLAGS += $(WARN) -std=gnu11 -Iinclude -Iuser -I$(OUT) $(PKG_CFLAGS)
 # BPF_EXTRA: more flags for the BPF objects (tests build a second,
@@ -34,7 +51,7 @@ BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUT)/%.bpf.o,$(BPF_SRCS))
 SKELS := $(patsubst bpf/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))
 
-# user/: layers as folders (README.md, "Layout"); scripts/check-layers
+# user/: layers as folders (docs/design.md, "Layout"); scripts/check-layers
 # keeps their includes pointing one way.
 USER_DIRS := lib filters core out cmd
 LIB_SRCS := $(foreach d,$(USER_DIRS),$(sort $(wildcard user/$(d)/*.c)))
@@ -86,9 +103,15 @@ $(OUT)/%.bpf.o: bpf/%.bpf.c bpf/*.h include/xdpnet.h $(OUT)/vmlinux.h | $(OUT)
 # The live datapath is the portable one with XDPNET_LIVE: it includes it.
 $(OUT)/xdpnet_live.bpf.o: bpf/xdpnet.bpf.c
 
+# libbpf, inside bpftool, does not know libxdp's .xdp_run_config section
+# (the XDP stage's dispatcher settings, which libxdp reads from the object
+# at load) and says it skips it: that line alone is dropped, every other
+# one shown.
 $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 	@echo "  SKEL     $@"
-	@$(BPFTOOL) gen skeleton $< > $@
+	@$(BPFTOOL) gen skeleton $< > $@ 2> $@.log; st=$$?; \
+	grep -v 'skipping unrecognized data section([0-9]*) \.xdp_run_config$$' $@.log >&2; \
+	rm -f $@.log; [ $$st = 0 ] || rm -f $@; exit $$st
 
 $(OUT)/%.o: user/%.c $(USER_HDRS) include/xdpnet.h $(SKELS) | $(OUT)
 	@echo "  CC       $@"
@@ -188,7 +211,7 @@ check-bench: deps
 	tests/bench/run.sh
 
 # user/'s includes point one way: lib < filters < core < out < cmd < main.c,
-# no circles (scripts/check-layers; README.md, "Layout").
+# no circles (scripts/check-layers; docs/design.md, "Layout").
 .PHONY: check-layers
 check-layers:
 	scripts/check-layers
