@@ -378,10 +378,13 @@ check-fresh:
 	tests/fresh/run.sh $(CHECK_FRESH)
 
 # The demo, then the quick benchmark (a few minutes; BENCH=0 skips it).
+# KEEP=1 leaves the demo's stand-in host up and attached, to look around
+# (and runs no benchmark: it would build its own); scripts/demo.sh --down
+# removes it.
 demo: deps
 	$(MAKE) all
-	scripts/demo.sh
-	@if [ "$(BENCH)" != 0 ]; then scripts/bench --quick -q; fi
+	scripts/demo.sh $(if $(filter 1,$(KEEP)),--keep)
+	@if [ "$(BENCH)" != 0 ] && [ "$(KEEP)" != 1 ]; then scripts/bench --quick -q; fi
 
 # The binary, its man page, the follower's and the exporter's systemd
 # units, the libvirt hooks and bash completion; contrib/ files name the
