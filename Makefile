@@ -216,7 +216,14 @@ check-bench: deps
 check-layers:
 	scripts/check-layers
 
-check-unit: check-layers check-rules $(UNIT_TESTS)
+# The man page against the command line's table, the prose docs' rules
+# (no commit hash, no run date), the README's length and every doc link
+# (scripts/check-docs).
+.PHONY: check-docs
+check-docs: $(OUT)/xdpnet
+	scripts/check-docs --xdpnet $(OUT)/xdpnet man
+
+check-unit: check-layers check-rules check-docs $(UNIT_TESTS)
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
 
 # The Prometheus alerting rules (contrib/prometheus/): valid, and their
