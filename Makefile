@@ -401,12 +401,19 @@ INSTALLED := $(SBINDIR)/xdpnet $(MANDIR)/man8/xdpnet.8 \
 	$(LIBVIRT_HOOKDIR)/qemu.d/xdpnet \
 	$(LIBVIRT_HOOKDIR)/network.d/xdpnet $(BASHCOMPDIR)/xdpnet
 SUBST := sed 's|@SBINDIR@|$(SBINDIR)|g'
+# The man page's FILES name the paths of the default install
+# (PREFIX=/usr/local); installed, they name this install's.
+MANSUBST := sed -e 's|/usr/local/lib/systemd/system/|$(UNITDIR)/|g' \
+	-e 's|/usr/local/share/bash-completion/completions/|$(BASHCOMPDIR)/|g' \
+	-e 's|/usr/local/sbin/|$(SBINDIR)/|g' \
+	-e 's|/etc/libvirt/hooks/|$(LIBVIRT_HOOKDIR)/|g'
 
 install: $(OUT)/xdpnet
 	install -D -m 0755 $(OUT)/xdpnet $(DESTDIR)$(SBINDIR)/xdpnet
-	install -D -m 0644 docs/xdpnet.8 $(DESTDIR)$(MANDIR)/man8/xdpnet.8
-	install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(LIBVIRT_HOOKDIR)/qemu.d \
-		$(DESTDIR)$(LIBVIRT_HOOKDIR)/network.d
+	install -d $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(UNITDIR) \
+		$(DESTDIR)$(LIBVIRT_HOOKDIR)/qemu.d $(DESTDIR)$(LIBVIRT_HOOKDIR)/network.d
+	$(MANSUBST) docs/xdpnet.8 > $(DESTDIR)$(MANDIR)/man8/xdpnet.8
+	chmod 0644 $(DESTDIR)$(MANDIR)/man8/xdpnet.8
 	for u in xdpnet@.service xdpnet-exporter.service; do \
 		$(SUBST) contrib/$$u > $(DESTDIR)$(UNITDIR)/$$u && \
 		chmod 0644 $(DESTDIR)$(UNITDIR)/$$u || exit 1; \
@@ -417,8 +424,20 @@ install: $(OUT)/xdpnet
 	done
 	install -D -m 0644 contrib/bash-completion $(DESTDIR)$(BASHCOMPDIR)/xdpnet
 
+# Then every folder the files were in that is left empty, and its parents
+# that are left empty, up to the prefix's own folders, which stay (the
+# FHS's: PREFIX, its bin, sbin, lib, share, share/man and etc, and /etc).
+KEEP_DIRS := / /etc /usr $(PREFIX) $(addprefix $(PREFIX)/,bin sbin lib share share/man etc)
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	@for f in $(INSTALLED); do \
+		d=$${f%/*}; \
+		while [ -n "$$d" ] && ! case " $(KEEP_DIRS) " in *" $$d "*) true ;; *) false ;; esac; do \
+			rmdir "$(DESTDIR)$$d" 2>/dev/null || break; \
+			echo "rmdir $(DESTDIR)$$d"; \
+			d=$${d%/*}; \
+		done; \
+	done
 
 # make deb: the Debian package, with Debian's own tooling (debian/:
 # debhelper compat 13, `dpkg-buildpackage -b -us -uc`), then lintian on it.
