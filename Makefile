@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# xdpnet: see README.md. Targets: all, check, demo, install, deb, clean, format.
+# xdpnet: see README.md. Targets: all, check, demo, install, dist, deb, clean, format.
 
 CLANG ?= clang
 CC ?= gcc
@@ -73,7 +73,7 @@ BENCH_TOOLS := $(BT)/xnb_pktgen $(BT)/xnb_tapsink $(BT)/xnb_crr \
 
 .PHONY: all deps check check-unit check-bpf check-integration demo install \
 	uninstall clean format bench-tools check-bench check-install check-libvirt \
-	deb check-deb
+	deb check-deb dist
 
 all: $(OUT)/xdpnet $(TOOLS) $(BENCH_TOOLS)
 
@@ -119,10 +119,12 @@ $(OUT)/%.o: user/%.c $(USER_HDRS) include/xdpnet.h $(SKELS) | $(OUT)
 	@$(CC) $(CFLAGS) -c $< -o $@
 
 # xdpnet version's git description: `git describe --always --dirty` of
-# this tree, "unknown" without .git (a tarball). build/git_desc holds it,
+# this tree; in a release tarball (make dist), the one .git-describe
+# records; "unknown" with neither. build/git_desc holds it,
 # rewritten only when it changes, so that a change rebuilds cmd/table.o
 # alone.
-GIT_DESC := $(shell [ -e .git ] && git describe --always --dirty 2>/dev/null || echo unknown)
+GIT_DESC := $(shell [ -e .git ] && git describe --always --dirty 2>/dev/null || \
+	cat .git-describe 2>/dev/null || echo unknown)
 
 .PHONY: FORCE
 $(OUT)/git_desc: FORCE | $(OUT)
@@ -375,10 +377,13 @@ check-quick: deps
 # /var/cache/xdpnet-fresh), a clean clone of HEAD, /proc, /sys and /dev from
 # the host (tests/fresh/run.sh). Not part of `make check`; run it whenever
 # an install step changed. A third step, deb (tests/fresh/deb.sh), builds
-# the Debian package there with `make deb`, installs it, attaches to a
-# bridge of its own, removes, reinstalls, detaches and purges it, and
-# checks that nothing of it is left. CHECK_FRESH="demo", "check" or "deb"
-# runs one of them (it clones HEAD: commit debian/ and tests/ first).
+# the Debian package there with `make deb` (from make dist's tarball,
+# lintian --pedantic clean), installs it, attaches to a bridge of its
+# own, removes, reinstalls, detaches and purges it, checks that nothing of
+# it is left, and runs the package's autopkgtest (debian/tests). A fourth,
+# user (tests/fresh/user.sh), builds as a normal user whose PATH lacks
+# /usr/sbin. CHECK_FRESH="demo", "check", "deb" or "user" runs one of them
+# (it clones HEAD: commit debian/ and tests/ first).
 .PHONY: check-fresh
 check-fresh:
 	scripts/deps.sh debootstrap git
@@ -439,46 +444,91 @@ uninstall:
 		done; \
 	done
 
+# make dist: the release tarball, build/xdpnet-VERSION.tar.gz (VERSION is
+# include/xdpnet.h's), with everything under xdpnet-VERSION/: the files git
+# tracks or would track (uncommitted changes included; without git, every
+# file but build/ and results/), without debian/ (the packaging, which
+# `make deb` adds beside it), and .git-describe, this tree's git
+# description, for a build from the tarball to report. Reproducible: files
+# sorted by name, owner root, modes normalised, every time the last
+# commit's (without git, that .git-describe records), gzip without name or
+# time; the same tree gives the same bytes (tests/install/dist.sh).
+VERSION := $(shell sed -n 's/^\#define XDPNET_VERSION_STR "\(.*\)"$$/\1/p' include/xdpnet.h)
+DIST_NAME := xdpnet-$(VERSION)
+DIST := $(OUT)/$(DIST_NAME).tar.gz
+DIST_EPOCH = $(shell [ -e .git ] && git log -1 --format=%ct 2>/dev/null || \
+	stat -c %Y .git-describe 2>/dev/null || echo 0)
+.PHONY: dist
+dist:
+	@rm -rf $(OUT)/dist && mkdir -p $(OUT)/dist/$(DIST_NAME)
+	@set -e; if [ -e .git ] && command -v git >/dev/null; then \
+		git ls-files -co --exclude-standard; \
+	else \
+		find . -path ./.git -prune -o -path ./$(OUT) -prune -o \
+			-path ./results -prune -o \( -type f -o -type l \) -print | sed 's|^\./||'; \
+	fi | grep -v -e '^debian/' -e '^\.git-describe$$' | while IFS= read -r f; do \
+		if [ -e "$$f" ] || [ -L "$$f" ]; then printf '%s\n' "$$f"; fi; \
+	done | tar --no-recursion -cf - -T - | tar -xf - -C $(OUT)/dist/$(DIST_NAME)
+	@echo '$(GIT_DESC)' > $(OUT)/dist/$(DIST_NAME)/.git-describe
+	@cd $(OUT)/dist && find $(DIST_NAME) \( -type f -o -type l \) -print | LC_ALL=C sort | \
+		tar --no-recursion --format=gnu --owner=0 --group=0 --numeric-owner \
+			--mode='a+rX,u+w,go-w' --mtime=@$(DIST_EPOCH) -cf - -T - | \
+		gzip -9n > $(abspath $(DIST)).tmp
+	@mv $(DIST).tmp $(DIST) && rm -rf $(OUT)/dist
+	@echo "make dist: $(DIST) ($(GIT_DESC))"
+
 # make deb: the Debian package, with Debian's own tooling (debian/:
-# debhelper compat 13, `dpkg-buildpackage -b -us -uc`), then lintian on it.
-# Installs what it lacks of the tools (debhelper, dpkg-dev, fakeroot,
-# build-essential, lintian) and of debian/control's Build-Depends through
-# scripts/deps.sh (root then). Builds in a copy of the tree under
-# build/deb/xdpnet (the files git tracks or would track, uncommitted
-# changes included; without .git or git, everything but build/), so the work tree
-# is never touched; the copy has no .git, so this tree's `git describe`
-# goes in as XDPNET_GIT_DESC (debian/rules hands it to GIT_DESC). The
-# package ends up as build/xdpnet_VERSION-REV_ARCH.deb (VERSION is
-# include/xdpnet.h's, which debian/changelog must match); the .buildinfo,
-# .changes and -dbgsym package stay in build/deb/. lintian fails it on any
-# error or warning not overridden (debian/xdpnet.lintian-overrides says
-# why each one is). make check-deb then checks its contents
-# (tests/install/deb.sh; it installs nothing).
+# debhelper compat 13, source format 3.0 (quilt)), built as a Debian
+# maintainer builds it: `make dist`'s tarball becomes the orig tarball
+# build/deb/xdpnet_VERSION.orig.tar.gz, unpacked beside it with this
+# tree's debian/ added, and `dpkg-buildpackage -us -uc` makes the source
+# package (.dsc, .debian.tar.xz) and the binary one from it; then lintian
+# --pedantic on all of it, as an unprivileged user (nobody) when run as
+# root. Installs what it lacks of the tools (debhelper, dpkg-dev,
+# fakeroot, build-essential, lintian) and of debian/control's
+# Build-Depends through scripts/deps.sh (root then). The work tree is
+# never touched. The package ends up as build/xdpnet_VERSION-REV_ARCH.deb
+# (VERSION is include/xdpnet.h's, which debian/changelog must match); the
+# source package, .buildinfo, .changes and -dbgsym package stay in
+# build/deb/. lintian fails it on any tag, info and pedantic ones too, that
+# is not overridden (debian/xdpnet.lintian-overrides and
+# debian/source/lintian-overrides say why each one is). make check-deb
+# then checks its contents (tests/install/deb.sh; it installs nothing).
 DEB_DIR := $(OUT)/deb
 DEB_TOOLS := debhelper dpkg-dev fakeroot build-essential lintian
 DEB_BUILD_DEPS := make clang llvm libbpf-dev libxdp-dev libnl-3-dev \
-	libnl-route-3-dev libmicrohttpd-dev bpftool pkg-config
+	libnl-route-3-dev libmicrohttpd-dev bpftool pkg-config systemd
+LINTIAN := lintian --pedantic --display-info --fail-on error,warning,info,pedantic
 deb:
 	scripts/deps.sh $(DEB_TOOLS) $(DEB_BUILD_DEPS)
 	@v=$$(sed -n '1s/^xdpnet (\([^)]*\)-[^)-]*).*/\1/p' debian/changelog); \
-	h=$$(sed -n 's/^#define XDPNET_VERSION_STR "\(.*\)"$$/\1/p' include/xdpnet.h); \
-	if [ -z "$$v" ] || [ "$$v" != "$$h" ]; then \
-		echo "make deb: debian/changelog is at '$$v', include/xdpnet.h at '$$h'" >&2; \
+	if [ -z "$$v" ] || [ "$$v" != "$(VERSION)" ]; then \
+		echo "make deb: debian/changelog is at '$$v', include/xdpnet.h at '$(VERSION)'" >&2; \
 		exit 1; \
 	fi
-	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/xdpnet
-	@echo "  COPY     $(DEB_DIR)/xdpnet"
+	$(MAKE) -s dist
+	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)
+	cp $(DIST) $(DEB_DIR)/xdpnet_$(VERSION).orig.tar.gz
+	tar -xzf $(DEB_DIR)/xdpnet_$(VERSION).orig.tar.gz -C $(DEB_DIR)
 	@set -e; if [ -e .git ] && command -v git >/dev/null; then \
-		git ls-files -co --exclude-standard | while IFS= read -r f; do \
-			if [ -e "$$f" ] || [ -L "$$f" ]; then printf '%s\n' "$$f"; fi; \
-		done | tar --no-recursion -cf - -T -; \
+		git ls-files -co --exclude-standard debian; \
 	else \
-		tar --exclude=./$(OUT) --exclude=./.git -cf - .; \
-	fi | tar -xf - -C $(DEB_DIR)/xdpnet
-	cd $(DEB_DIR)/xdpnet && XDPNET_GIT_DESC='$(GIT_DESC)' dpkg-buildpackage -b -us -uc
+		find debian -type f; \
+	fi | tar --no-recursion -cf - -T - | tar -xf - -C $(DEB_DIR)/$(DIST_NAME)
+	cd $(DEB_DIR)/$(DIST_NAME) && dpkg-buildpackage -us -uc
 	rm -f $(OUT)/xdpnet_*.deb
 	cp $(DEB_DIR)/xdpnet_*.deb $(OUT)/
-	lintian --info --fail-on error,warning $(OUT)/xdpnet_*.deb
+	@set -e; if [ "$$(id -u)" = 0 ]; then \
+		t=$$(mktemp -d /tmp/xdpnet-lintian.XXXXXX); \
+		cp $(DEB_DIR)/*.changes $(DEB_DIR)/*.dsc $(DEB_DIR)/*.tar.* \
+			$(DEB_DIR)/*.deb $(DEB_DIR)/*.buildinfo "$$t"/; \
+		chown -R nobody "$$t"; \
+		echo "$(LINTIAN) (as nobody)"; \
+		runuser -u nobody -- env HOME="$$t" $(LINTIAN) "$$t"/*.changes || st=$$?; \
+		rm -rf "$$t"; exit $${st:-0}; \
+	else \
+		echo "$(LINTIAN)"; $(LINTIAN) $(DEB_DIR)/*.changes; \
+	fi
 	@echo "make deb: $$(ls $(OUT)/xdpnet_*.deb)"
 
 # The package's contents and control fields (tests/install/deb.sh; no
@@ -487,10 +537,11 @@ check-deb:
 	tests/install/deb.sh $(OUT)/xdpnet_*.deb
 
 # What `make install` installs, into a scratch DESTDIR (no root needed),
-# and the bash completion.
+# the bash completion, and make dist's tarball (reproducible).
 check-install: $(OUT)/xdpnet
 	tests/install/run.sh
 	tests/install/completion.sh
+	tests/install/dist.sh
 
 # The libvirt hook run as libvirtd runs it (root): with a stub and the real
 # xdpnet on taps in a namespace, then under a real libvirtd with a TCG
