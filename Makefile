@@ -524,7 +524,7 @@ deb:
 			$(DEB_DIR)/*.deb $(DEB_DIR)/*.buildinfo "$$t"/; \
 		chown -R nobody "$$t"; \
 		echo "$(LINTIAN) (as nobody)"; \
-		runuser -u nobody -- env HOME="$$t" $(LINTIAN) "$$t"/*.changes || st=$$?; \
+		(cd "$$t" && runuser -u nobody -- env HOME="$$t" $(LINTIAN) "$$t"/*.changes) || st=$$?; \
 		rm -rf "$$t"; exit $${st:-0}; \
 	else \
 		echo "$(LINTIAN)"; $(LINTIAN) $(DEB_DIR)/*.changes; \
