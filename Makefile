@@ -451,13 +451,15 @@ uninstall:
 # `make deb` adds beside it), and .git-describe, this tree's git
 # description, for a build from the tarball to report. Reproducible: files
 # sorted by name, owner root, modes normalised, every time the last
-# commit's (without git, that .git-describe records), gzip without name or
-# time; the same tree gives the same bytes (tests/install/dist.sh).
+# commit's (without git, the one .git-describe records, else debian/
+# changelog's latest entry's), gzip without name or time; the same tree
+# gives the same bytes (tests/install/dist.sh).
 VERSION := $(shell sed -n 's/^\#define XDPNET_VERSION_STR "\(.*\)"$$/\1/p' include/xdpnet.h)
 DIST_NAME := xdpnet-$(VERSION)
 DIST := $(OUT)/$(DIST_NAME).tar.gz
 DIST_EPOCH = $(shell [ -e .git ] && git log -1 --format=%ct 2>/dev/null || \
-	stat -c %Y .git-describe 2>/dev/null || echo 0)
+	stat -c %Y .git-describe 2>/dev/null || \
+	date -d "$$(sed -n 's/^ -- .*>  //p' debian/changelog | head -n 1)" +%s 2>/dev/null)
 .PHONY: dist
 dist:
 	@rm -rf $(OUT)/dist && mkdir -p $(OUT)/dist/$(DIST_NAME)
@@ -470,6 +472,7 @@ dist:
 		if [ -e "$$f" ] || [ -L "$$f" ]; then printf '%s\n' "$$f"; fi; \
 	done | tar --no-recursion -cf - -T - | tar -xf - -C $(OUT)/dist/$(DIST_NAME)
 	@echo '$(GIT_DESC)' > $(OUT)/dist/$(DIST_NAME)/.git-describe
+	@[ -n "$(DIST_EPOCH)" ] || { echo "make dist: no time for the files (no git, .git-describe or debian/changelog)" >&2; exit 1; }
 	@cd $(OUT)/dist && find $(DIST_NAME) \( -type f -o -type l \) -print | LC_ALL=C sort | \
 		tar --no-recursion --format=gnu --owner=0 --group=0 --numeric-owner \
 			--mode='a+rX,u+w,go-w' --mtime=@$(DIST_EPOCH) -cf - -T - | \
@@ -495,7 +498,7 @@ dist:
 # debian/source/lintian-overrides say why each one is). make check-deb
 # then checks its contents (tests/install/deb.sh; it installs nothing).
 DEB_DIR := $(OUT)/deb
-DEB_TOOLS := debhelper dpkg-dev fakeroot build-essential lintian
+DEB_TOOLS := debhelper dpkg-dev fakeroot build-essential lintian git
 DEB_BUILD_DEPS := make clang llvm libbpf-dev libxdp-dev libnl-3-dev \
 	libnl-route-3-dev libmicrohttpd-dev bpftool pkg-config systemd
 LINTIAN := lintian --pedantic --display-info --fail-on error,warning,info,pedantic

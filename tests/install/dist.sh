@@ -42,6 +42,15 @@ check "no debian/, build/ or .git in it" \
 check "files owned by 0/0, no group- or other-writable file" \
 	bash -c "! tar -tzvf '$tgz' | awk '\$2 != \"0/0\" || substr(\$1, 6, 1) == \"w\" || substr(\$1, 9, 1) == \"w\"' | grep -q ."
 
+check "no file dated before 1980 (lintian: ancient files)" \
+	bash -c "! tar -tzvf '$tgz' | awk '\$4 < \"1980\"' | grep -q ."
+# Without git: the time is debian/changelog's (no .git-describe yet).
+mkdir -p "$D/nogit"
+(cd "$D/tree" && tar --exclude=./.git -cf - .) | tar -xf - -C "$D/nogit"
+dist "$D/nogit" "$D/outng"
+check "made without git: no file dated before 1980" \
+	bash -c "! tar -tzvf '$D/outng/$name.tar.gz' | awk '\$4 < \"1980\"' | grep -q ."
+
 touch "$D/tree/README.md"
 dist "$D/tree" "$D/out2"
 check "made again after a touch: the same bytes" cmp -s "$tgz" "$D/out2/$name.tar.gz"
