@@ -291,7 +291,7 @@ check-vm: deps
 # run (VLAN filtering; CHECK_KERNEL_SUITES, CHECK_KERNEL_PARTS, "" for all
 # parts): under TCG on a slower 2-core host the 6.12 guest's core part
 # alone took 1,125 s and CI's make check 3,721 s with it. Times under TCG
-# on 2 cores: README.
+# on 2 cores: docs/testing.md.
 KERNELS ?= bookworm trixie
 CHECK_KERNEL_SUITES ?= trixie
 CHECK_KERNEL_PARTS ?= bpf
@@ -316,7 +316,7 @@ check-kernels: deps
 # on veth and tap stand-ins, and the kernel's own selftests that build a
 # bridge, each plain and with xdpnet attached (tests/kernels/selftests.sh;
 # mausezahn from netsniff-ng, arping from iputils-arping). Not part of `make check` (it takes far longer); the
-# README gives its last result.
+# results per test are in docs/selftests.md.
 FULL_KERNELS ?= bookworm trixie
 check-kernels-full: deps
 	tests/vm/deps.sh
