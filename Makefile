@@ -223,7 +223,7 @@ check-layers:
 # (scripts/check-docs).
 .PHONY: check-docs
 check-docs: $(OUT)/xdpnet
-	scripts/check-docs --xdpnet $(OUT)/xdpnet man
+	scripts/check-docs --xdpnet $(OUT)/xdpnet
 
 check-unit: check-layers check-rules check-docs $(UNIT_TESTS)
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
