@@ -488,14 +488,14 @@ dist:
 # package (.dsc, .debian.tar.xz) and the binary one from it; then lintian
 # --pedantic on all of it, as an unprivileged user (nobody) when run as
 # root. Installs what it lacks of the tools (debhelper, dpkg-dev,
-# fakeroot, build-essential, lintian) and of debian/control's
+# fakeroot, build-essential, lintian, git) and of debian/control's
 # Build-Depends through scripts/deps.sh (root then). The work tree is
 # never touched. The package ends up as build/xdpnet_VERSION-REV_ARCH.deb
 # (VERSION is include/xdpnet.h's, which debian/changelog must match); the
 # source package, .buildinfo, .changes and -dbgsym package stay in
 # build/deb/. lintian fails it on any tag, info and pedantic ones too, that
-# is not overridden (debian/xdpnet.lintian-overrides and
-# debian/source/lintian-overrides say why each one is). make check-deb
+# is not overridden (debian/xdpnet.lintian-overrides says why each one
+# is). make check-deb
 # then checks its contents (tests/install/deb.sh; it installs nothing).
 DEB_DIR := $(OUT)/deb
 DEB_TOOLS := debhelper dpkg-dev fakeroot build-essential lintian git
