@@ -1,15 +1,28 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# xdpnet: see README.md. Targets: all, check, demo, install, deb, clean, format.
+# xdpnet: see README.md. Targets: all, check, demo, install, dist, deb, clean, format.
 
 CLANG ?= clang
 CC ?= gcc
-BPFTOOL ?= bpftool
+# bpftool: on PATH, else where Debian puts it (/usr/sbin, outside a normal
+# user's PATH), so that `make` works without root.
+ifeq ($(origin BPFTOOL),undefined)
+BPFTOOL := $(firstword $(shell command -v bpftool 2>/dev/null) \
+	$(wildcard /usr/sbin/bpftool /sbin/bpftool /usr/local/sbin/bpftool) bpftool)
+endif
+PKG_CONFIG ?= pkg-config
 PREFIX ?= /usr/local
 SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
-# systemd's search path has $(PREFIX)/lib/systemd/system for /usr/local and
-# /usr (Debian 12's packages use /lib, the same directory there).
-UNITDIR ?= $(PREFIX)/lib/systemd/system
+# The systemd unit directory, from systemd's pkg-config: as it is for
+# PREFIX=/usr (the distribution's: /lib/systemd/system on Debian 12,
+# /usr/lib/systemd/system since), with PREFIX as its prefix otherwise
+# (/usr/local/lib/systemd/system, the administrator's, which systemd
+# searches too). Without systemd's pkg-config: $(PREFIX)/lib/systemd/system.
+SYSTEMD_PC_UNITDIR = $(shell $(PKG_CONFIG) \
+	$(if $(filter /usr,$(PREFIX)),,--define-variable=prefix=$(PREFIX) \
+	--define-variable=root_prefix=$(PREFIX)) \
+	--variable=systemdsystemunitdir systemd 2>/dev/null)
+UNITDIR ?= $(or $(SYSTEMD_PC_UNITDIR),$(PREFIX)/lib/systemd/system)
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 # libvirt's own (SYSCONFDIR/libvirt/hooks), whatever our PREFIX.
 LIBVIRT_HOOKDIR ?= /etc/libvirt/hooks
@@ -21,7 +34,11 @@ PKGS := libbpf libxdp libnl-3.0 libnl-route-3.0 libmicrohttpd
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
-WARN := -Wall -Wextra -Werror
+# -Werror in the project's own builds and CI; a distribution's build
+# (debian/rules) sets WERROR= so that a newer compiler's new warning does
+# not fail it.
+WERROR ?= -Werror
+WARN := -Wall -Wextra $(WERROR)
 CFLAGS ?= -O2 -g
 CFLAGS += $(WARN) -std=gnu11 -Iinclude -Iuser -I$(OUT) $(PKG_CFLAGS)
 # BPF_EXTRA: more flags for the BPF objects (tests build a second,
@@ -34,7 +51,7 @@ BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUT)/%.bpf.o,$(BPF_SRCS))
 SKELS := $(patsubst bpf/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))
 
-# user/: layers as folders (README.md, "Layout"); scripts/check-layers
+# user/: layers as folders (docs/design.md, "Layout"); scripts/check-layers
 # keeps their includes pointing one way.
 USER_DIRS := lib filters core out cmd
 LIB_SRCS := $(foreach d,$(USER_DIRS),$(sort $(wildcard user/$(d)/*.c)))
@@ -56,7 +73,7 @@ BENCH_TOOLS := $(BT)/xnb_pktgen $(BT)/xnb_tapsink $(BT)/xnb_crr \
 
 .PHONY: all deps check check-unit check-bpf check-integration demo install \
 	uninstall clean format bench-tools check-bench check-install check-libvirt \
-	deb check-deb
+	deb check-deb dist
 
 all: $(OUT)/xdpnet $(TOOLS) $(BENCH_TOOLS)
 
@@ -86,9 +103,15 @@ $(OUT)/%.bpf.o: bpf/%.bpf.c bpf/*.h include/xdpnet.h $(OUT)/vmlinux.h | $(OUT)
 # The live datapath is the portable one with XDPNET_LIVE: it includes it.
 $(OUT)/xdpnet_live.bpf.o: bpf/xdpnet.bpf.c
 
+# libbpf, inside bpftool, does not know libxdp's .xdp_run_config section
+# (the XDP stage's dispatcher settings, which libxdp reads from the object
+# at load) and says it skips it: that line alone is dropped, every other
+# one shown.
 $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 	@echo "  SKEL     $@"
-	@$(BPFTOOL) gen skeleton $< > $@
+	@$(BPFTOOL) gen skeleton $< > $@ 2> $@.log; st=$$?; \
+	grep -v 'skipping unrecognized data section([0-9]*) \.xdp_run_config$$' $@.log >&2; \
+	rm -f $@.log; [ $$st = 0 ] || rm -f $@; exit $$st
 
 $(OUT)/%.o: user/%.c $(USER_HDRS) include/xdpnet.h $(SKELS) | $(OUT)
 	@echo "  CC       $@"
@@ -96,10 +119,12 @@ $(OUT)/%.o: user/%.c $(USER_HDRS) include/xdpnet.h $(SKELS) | $(OUT)
 	@$(CC) $(CFLAGS) -c $< -o $@
 
 # xdpnet version's git description: `git describe --always --dirty` of
-# this tree, "unknown" without .git (a tarball). build/git_desc holds it,
+# this tree; in a release tarball (make dist), the one .git-describe
+# records; "unknown" with neither. build/git_desc holds it,
 # rewritten only when it changes, so that a change rebuilds cmd/table.o
 # alone.
-GIT_DESC := $(shell [ -e .git ] && git describe --always --dirty 2>/dev/null || echo unknown)
+GIT_DESC := $(shell [ -e .git ] && git describe --always --dirty 2>/dev/null || \
+	cat .git-describe 2>/dev/null || echo unknown)
 
 .PHONY: FORCE
 $(OUT)/git_desc: FORCE | $(OUT)
@@ -196,12 +221,19 @@ check-bench: deps
 	tests/bench/run.sh
 
 # user/'s includes point one way: lib < filters < core < out < cmd < main.c,
-# no circles (scripts/check-layers; README.md, "Layout").
+# no circles (scripts/check-layers; docs/design.md, "Layout").
 .PHONY: check-layers
 check-layers:
 	scripts/check-layers
 
-check-unit: check-layers check-rules $(UNIT_TESTS)
+# The man page against the command line's table, the prose docs' rules
+# (no commit hash, no run date), the README's length and every doc link
+# (scripts/check-docs).
+.PHONY: check-docs
+check-docs: $(OUT)/xdpnet
+	scripts/check-docs --xdpnet $(OUT)/xdpnet
+
+check-unit: check-layers check-rules check-docs $(UNIT_TESTS)
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
 
 # The Prometheus alerting rules (contrib/prometheus/): valid, and their
@@ -267,7 +299,7 @@ check-vm: deps
 # run (VLAN filtering; CHECK_KERNEL_SUITES, CHECK_KERNEL_PARTS, "" for all
 # parts): under TCG on a slower 2-core host the 6.12 guest's core part
 # alone took 1,125 s and CI's make check 3,721 s with it. Times under TCG
-# on 2 cores: README.
+# on 2 cores: docs/testing.md.
 KERNELS ?= bookworm trixie
 CHECK_KERNEL_SUITES ?= trixie
 CHECK_KERNEL_PARTS ?= bpf
@@ -292,7 +324,7 @@ check-kernels: deps
 # on veth and tap stand-ins, and the kernel's own selftests that build a
 # bridge, each plain and with xdpnet attached (tests/kernels/selftests.sh;
 # mausezahn from netsniff-ng, arping from iputils-arping). Not part of `make check` (it takes far longer); the
-# README gives its last result.
+# results per test are in docs/selftests.md.
 FULL_KERNELS ?= bookworm trixie
 check-kernels-full: deps
 	tests/vm/deps.sh
@@ -353,20 +385,26 @@ check-quick: deps
 # /var/cache/xdpnet-fresh), a clean clone of HEAD, /proc, /sys and /dev from
 # the host (tests/fresh/run.sh). Not part of `make check`; run it whenever
 # an install step changed. A third step, deb (tests/fresh/deb.sh), builds
-# the Debian package there with `make deb`, installs it, attaches to a
-# bridge of its own, removes, reinstalls, detaches and purges it, and
-# checks that nothing of it is left. CHECK_FRESH="demo", "check" or "deb"
-# runs one of them (it clones HEAD: commit debian/ and tests/ first).
+# the Debian package there with `make deb` (from make dist's tarball,
+# lintian --pedantic clean), installs it, attaches to a bridge of its
+# own, removes, reinstalls, detaches and purges it, checks that nothing of
+# it is left, and runs the package's autopkgtest (debian/tests). A fourth,
+# user (tests/fresh/user.sh), builds as a normal user whose PATH lacks
+# /usr/sbin. CHECK_FRESH="demo", "check", "deb" or "user" runs one of them
+# (it clones HEAD: commit debian/ and tests/ first).
 .PHONY: check-fresh
 check-fresh:
 	scripts/deps.sh debootstrap git
 	tests/fresh/run.sh $(CHECK_FRESH)
 
 # The demo, then the quick benchmark (a few minutes; BENCH=0 skips it).
+# KEEP=1 leaves the demo's stand-in host up and attached, to look around
+# (and runs no benchmark: it would build its own); scripts/demo.sh --down
+# removes it.
 demo: deps
 	$(MAKE) all
-	scripts/demo.sh
-	@if [ "$(BENCH)" != 0 ]; then scripts/bench --quick -q; fi
+	scripts/demo.sh $(if $(filter 1,$(KEEP)),--keep)
+	@if [ "$(BENCH)" != 0 ] && [ "$(KEEP)" != 1 ]; then scripts/bench --quick -q; fi
 
 # The binary, its man page, the follower's and the exporter's systemd
 # units, the libvirt hooks and bash completion; contrib/ files name the
@@ -376,12 +414,19 @@ INSTALLED := $(SBINDIR)/xdpnet $(MANDIR)/man8/xdpnet.8 \
 	$(LIBVIRT_HOOKDIR)/qemu.d/xdpnet \
 	$(LIBVIRT_HOOKDIR)/network.d/xdpnet $(BASHCOMPDIR)/xdpnet
 SUBST := sed 's|@SBINDIR@|$(SBINDIR)|g'
+# The man page's FILES name the paths of the default install
+# (PREFIX=/usr/local); installed, they name this install's.
+MANSUBST := sed -e 's|/usr/local/lib/systemd/system/|$(UNITDIR)/|g' \
+	-e 's|/usr/local/share/bash-completion/completions/|$(BASHCOMPDIR)/|g' \
+	-e 's|/usr/local/sbin/|$(SBINDIR)/|g' \
+	-e 's|/etc/libvirt/hooks/|$(LIBVIRT_HOOKDIR)/|g'
 
 install: $(OUT)/xdpnet
 	install -D -m 0755 $(OUT)/xdpnet $(DESTDIR)$(SBINDIR)/xdpnet
-	install -D -m 0644 docs/xdpnet.8 $(DESTDIR)$(MANDIR)/man8/xdpnet.8
-	install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(LIBVIRT_HOOKDIR)/qemu.d \
-		$(DESTDIR)$(LIBVIRT_HOOKDIR)/network.d
+	install -d $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(UNITDIR) \
+		$(DESTDIR)$(LIBVIRT_HOOKDIR)/qemu.d $(DESTDIR)$(LIBVIRT_HOOKDIR)/network.d
+	$(MANSUBST) docs/xdpnet.8 > $(DESTDIR)$(MANDIR)/man8/xdpnet.8
+	chmod 0644 $(DESTDIR)$(MANDIR)/man8/xdpnet.8
 	for u in xdpnet@.service xdpnet-exporter.service; do \
 		$(SUBST) contrib/$$u > $(DESTDIR)$(UNITDIR)/$$u && \
 		chmod 0644 $(DESTDIR)$(UNITDIR)/$$u || exit 1; \
@@ -392,49 +437,109 @@ install: $(OUT)/xdpnet
 	done
 	install -D -m 0644 contrib/bash-completion $(DESTDIR)$(BASHCOMPDIR)/xdpnet
 
+# Then every folder the files were in that is left empty, and its parents
+# that are left empty, up to the prefix's own folders, which stay (the
+# FHS's: PREFIX, its bin, sbin, lib, share, share/man and etc, and /etc).
+KEEP_DIRS := / /etc /usr $(PREFIX) $(addprefix $(PREFIX)/,bin sbin lib share share/man etc)
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	@for f in $(INSTALLED); do \
+		d=$${f%/*}; \
+		while [ -n "$$d" ] && ! case " $(KEEP_DIRS) " in *" $$d "*) true ;; *) false ;; esac; do \
+			rmdir "$(DESTDIR)$$d" 2>/dev/null || break; \
+			echo "rmdir $(DESTDIR)$$d"; \
+			d=$${d%/*}; \
+		done; \
+	done
+
+# make dist: the release tarball, build/xdpnet-VERSION.tar.gz (VERSION is
+# include/xdpnet.h's), with everything under xdpnet-VERSION/: the files git
+# tracks or would track (uncommitted changes included; without git, every
+# file but build/ and results/), without debian/ (the packaging, which
+# `make deb` adds beside it), and .git-describe, this tree's git
+# description, for a build from the tarball to report. Reproducible: files
+# sorted by name, owner root, modes normalised, every time the last
+# commit's (without git, the one .git-describe records, else debian/
+# changelog's latest entry's), gzip without name or time; the same tree
+# gives the same bytes (tests/install/dist.sh).
+VERSION := $(shell sed -n 's/^\#define XDPNET_VERSION_STR "\(.*\)"$$/\1/p' include/xdpnet.h)
+DIST_NAME := xdpnet-$(VERSION)
+DIST := $(OUT)/$(DIST_NAME).tar.gz
+DIST_EPOCH = $(shell [ -e .git ] && git log -1 --format=%ct 2>/dev/null || \
+	stat -c %Y .git-describe 2>/dev/null || \
+	date -d "$$(sed -n 's/^ -- .*>  //p' debian/changelog | head -n 1)" +%s 2>/dev/null)
+.PHONY: dist
+dist:
+	@rm -rf $(OUT)/dist && mkdir -p $(OUT)/dist/$(DIST_NAME)
+	@set -e; if [ -e .git ] && command -v git >/dev/null; then \
+		git ls-files -co --exclude-standard; \
+	else \
+		find . -path ./.git -prune -o -path ./$(OUT) -prune -o \
+			-path ./results -prune -o \( -type f -o -type l \) -print | sed 's|^\./||'; \
+	fi | grep -v -e '^debian/' -e '^\.git-describe$$' | while IFS= read -r f; do \
+		if [ -e "$$f" ] || [ -L "$$f" ]; then printf '%s\n' "$$f"; fi; \
+	done | tar --no-recursion -cf - -T - | tar -xf - -C $(OUT)/dist/$(DIST_NAME)
+	@echo '$(GIT_DESC)' > $(OUT)/dist/$(DIST_NAME)/.git-describe
+	@[ -n "$(DIST_EPOCH)" ] || { echo "make dist: no time for the files (no git, .git-describe or debian/changelog)" >&2; exit 1; }
+	@cd $(OUT)/dist && find $(DIST_NAME) \( -type f -o -type l \) -print | LC_ALL=C sort | \
+		tar --no-recursion --format=gnu --owner=0 --group=0 --numeric-owner \
+			--mode='a+rX,u+w,go-w' --mtime=@$(DIST_EPOCH) -cf - -T - | \
+		gzip -9n > $(abspath $(DIST)).tmp
+	@mv $(DIST).tmp $(DIST) && rm -rf $(OUT)/dist
+	@echo "make dist: $(DIST) ($(GIT_DESC))"
 
 # make deb: the Debian package, with Debian's own tooling (debian/:
-# debhelper compat 13, `dpkg-buildpackage -b -us -uc`), then lintian on it.
-# Installs what it lacks of the tools (debhelper, dpkg-dev, fakeroot,
-# build-essential, lintian) and of debian/control's Build-Depends through
-# scripts/deps.sh (root then). Builds in a copy of the tree under
-# build/deb/xdpnet (the files git tracks or would track, uncommitted
-# changes included; without .git or git, everything but build/), so the work tree
-# is never touched; the copy has no .git, so this tree's `git describe`
-# goes in as XDPNET_GIT_DESC (debian/rules hands it to GIT_DESC). The
-# package ends up as build/xdpnet_VERSION-REV_ARCH.deb (VERSION is
-# include/xdpnet.h's, which debian/changelog must match); the .buildinfo,
-# .changes and -dbgsym package stay in build/deb/. lintian fails it on any
-# error or warning not overridden (debian/xdpnet.lintian-overrides says
-# why each one is). make check-deb then checks its contents
-# (tests/install/deb.sh; it installs nothing).
+# debhelper compat 13, source format 3.0 (quilt)), built as a Debian
+# maintainer builds it: `make dist`'s tarball becomes the orig tarball
+# build/deb/xdpnet_VERSION.orig.tar.gz, unpacked beside it with this
+# tree's debian/ added, and `dpkg-buildpackage -us -uc` makes the source
+# package (.dsc, .debian.tar.xz) and the binary one from it; then lintian
+# --pedantic on all of it, as an unprivileged user (nobody) when run as
+# root. Installs what it lacks of the tools (debhelper, dpkg-dev,
+# fakeroot, build-essential, lintian, git) and of debian/control's
+# Build-Depends through scripts/deps.sh (root then). The work tree is
+# never touched. The package ends up as build/xdpnet_VERSION-REV_ARCH.deb
+# (VERSION is include/xdpnet.h's, which debian/changelog must match); the
+# source package, .buildinfo, .changes and -dbgsym package stay in
+# build/deb/. lintian fails it on any tag, info and pedantic ones too, that
+# is not overridden (debian/xdpnet.lintian-overrides says why each one
+# is). make check-deb
+# then checks its contents (tests/install/deb.sh; it installs nothing).
 DEB_DIR := $(OUT)/deb
-DEB_TOOLS := debhelper dpkg-dev fakeroot build-essential lintian
+DEB_TOOLS := debhelper dpkg-dev fakeroot build-essential lintian git
 DEB_BUILD_DEPS := make clang llvm libbpf-dev libxdp-dev libnl-3-dev \
-	libnl-route-3-dev libmicrohttpd-dev bpftool pkg-config
+	libnl-route-3-dev libmicrohttpd-dev bpftool pkg-config systemd
+LINTIAN := lintian --pedantic --display-info --fail-on error,warning,info,pedantic
 deb:
 	scripts/deps.sh $(DEB_TOOLS) $(DEB_BUILD_DEPS)
 	@v=$$(sed -n '1s/^xdpnet (\([^)]*\)-[^)-]*).*/\1/p' debian/changelog); \
-	h=$$(sed -n 's/^#define XDPNET_VERSION_STR "\(.*\)"$$/\1/p' include/xdpnet.h); \
-	if [ -z "$$v" ] || [ "$$v" != "$$h" ]; then \
-		echo "make deb: debian/changelog is at '$$v', include/xdpnet.h at '$$h'" >&2; \
+	if [ -z "$$v" ] || [ "$$v" != "$(VERSION)" ]; then \
+		echo "make deb: debian/changelog is at '$$v', include/xdpnet.h at '$(VERSION)'" >&2; \
 		exit 1; \
 	fi
-	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/xdpnet
-	@echo "  COPY     $(DEB_DIR)/xdpnet"
+	$(MAKE) -s dist
+	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)
+	cp $(DIST) $(DEB_DIR)/xdpnet_$(VERSION).orig.tar.gz
+	tar -xzf $(DEB_DIR)/xdpnet_$(VERSION).orig.tar.gz -C $(DEB_DIR)
 	@set -e; if [ -e .git ] && command -v git >/dev/null; then \
-		git ls-files -co --exclude-standard | while IFS= read -r f; do \
-			if [ -e "$$f" ] || [ -L "$$f" ]; then printf '%s\n' "$$f"; fi; \
-		done | tar --no-recursion -cf - -T -; \
+		git ls-files -co --exclude-standard debian; \
 	else \
-		tar --exclude=./$(OUT) --exclude=./.git -cf - .; \
-	fi | tar -xf - -C $(DEB_DIR)/xdpnet
-	cd $(DEB_DIR)/xdpnet && XDPNET_GIT_DESC='$(GIT_DESC)' dpkg-buildpackage -b -us -uc
+		find debian -type f; \
+	fi | tar --no-recursion -cf - -T - | tar -xf - -C $(DEB_DIR)/$(DIST_NAME)
+	cd $(DEB_DIR)/$(DIST_NAME) && dpkg-buildpackage -us -uc
 	rm -f $(OUT)/xdpnet_*.deb
 	cp $(DEB_DIR)/xdpnet_*.deb $(OUT)/
-	lintian --info --fail-on error,warning $(OUT)/xdpnet_*.deb
+	@set -e; if [ "$$(id -u)" = 0 ]; then \
+		t=$$(mktemp -d /tmp/xdpnet-lintian.XXXXXX); \
+		cp $(DEB_DIR)/*.changes $(DEB_DIR)/*.dsc $(DEB_DIR)/*.tar.* \
+			$(DEB_DIR)/*.deb $(DEB_DIR)/*.buildinfo "$$t"/; \
+		chown -R nobody "$$t"; \
+		echo "$(LINTIAN) (as nobody)"; \
+		(cd "$$t" && runuser -u nobody -- env HOME="$$t" $(LINTIAN) "$$t"/*.changes) || st=$$?; \
+		rm -rf "$$t"; exit $${st:-0}; \
+	else \
+		echo "$(LINTIAN)"; $(LINTIAN) $(DEB_DIR)/*.changes; \
+	fi
 	@echo "make deb: $$(ls $(OUT)/xdpnet_*.deb)"
 
 # The package's contents and control fields (tests/install/deb.sh; no
@@ -443,10 +548,11 @@ check-deb:
 	tests/install/deb.sh $(OUT)/xdpnet_*.deb
 
 # What `make install` installs, into a scratch DESTDIR (no root needed),
-# and the bash completion.
+# the bash completion, and make dist's tarball (reproducible).
 check-install: $(OUT)/xdpnet
 	tests/install/run.sh
 	tests/install/completion.sh
+	tests/install/dist.sh
 
 # The libvirt hook run as libvirtd runs it (root): with a stub and the real
 # xdpnet on taps in a namespace, then under a real libvirtd with a TCG

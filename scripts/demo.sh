@@ -5,6 +5,12 @@
 # "switch" namespace. Attach, move traffic, show status and counters,
 # detach, clean up. Touches nothing outside its own namespaces and the
 # /sys/fs/bpf/xdpnet/xndbr0 pin directory, which it removes.
+#
+# Usage: scripts/demo.sh [--keep | --down]
+#   --keep  (make demo KEEP=1) stop before the detach: the namespaces, the
+#           relays and the attached bridge stay up to look around; the
+#           demo prints the commands for that.
+#   --down  remove what a --keep run left (detach, relays, namespaces).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,21 +19,52 @@ RELAY=build/tests/vnet_relay
 P=xnd                       # prefix of every namespace and device
 SW=$P-sw BR=${P}br0
 NSX="nsenter --net=/run/netns/$SW"   # keeps /sys/fs/bpf (ip netns exec hides it)
+PIDFILE=/run/$P-demo.pids   # the relays' pids, for --down after --keep
 PIDS=()
+KEEP=0
+case ${1:-} in
+--keep) KEEP=1 ;;
+--down | '') ;;
+*)
+	echo "demo: unknown argument '$1' (--keep or --down)" >&2
+	exit 2
+	;;
+esac
 
+# The relays of a --keep run, by the pids it wrote down (only those still
+# running vnet_relay).
+kept_pids() {
+	local p
+	[ -f $PIDFILE ] || return 0
+	while read -r p; do
+		case $(readlink "/proc/$p/exe" 2>/dev/null) in
+		*/vnet_relay) echo "$p" ;;
+		esac
+	done <$PIDFILE
+}
 cleanup() {
 	set +e
 	[ -d /sys/fs/bpf/xdpnet/$BR ] && $NSX $XDPNET detach $BR >/dev/null
 	rm -f /run/xdpnet/$BR.lock /run/xdpnet/$BR.follow /run/xdpnet/$BR.log
-	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${PIDS[@]}" $(kept_pids); do kill "$p" 2>/dev/null; done
 	wait 2>/dev/null
+	rm -f $PIDFILE
 	for n in $SW $P-v1 $P-v2 $P-v3 $P-t1 $P-t2; do
 		ip netns del $n 2>/dev/null
 	done
 }
-trap cleanup EXIT
 
 [ "$(id -u)" = 0 ] || { echo "demo: run as root (sudo make demo)" >&2; exit 1; }
+if [ "${1:-}" = --down ]; then
+	cleanup
+	echo "demo: removed"
+	exit 0
+fi
+if [ -e /run/netns/$SW ]; then
+	echo "demo: $SW exists: a kept demo is up (scripts/demo.sh --down removes it)" >&2
+	exit 1
+fi
+trap cleanup EXIT
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 # until SECS CMD...: poll CMD until it succeeds; fail after SECS seconds.
 until_ok() {
@@ -46,6 +83,7 @@ listening() { ip netns exec "$1" ss -ltnH | grep -q " $2:5201 "; }
 
 say "building a stand-in host: bridge $BR in namespace $SW"
 ip netns add $SW
+ip -n $SW link set lo up
 ip -n $SW link add $BR type bridge
 ip -n $SW link set $BR up
 i=0
@@ -98,6 +136,23 @@ $NSX $XDPNET status $BR
 
 say "xdpnet fdb $BR"
 $NSX $XDPNET fdb $BR
+
+if [ $KEEP = 1 ]; then
+	# The iperf3 servers ended with their one test; the relays stay.
+	printf '%s\n' "${PIDS[@]}" >$PIDFILE
+	trap - EXIT
+	say "kept: the stand-in host stays up, attached; to look around:"
+	cat <<EOF
+  sudo $NSX $XDPNET status $BR
+  sudo $NSX $XDPNET stats $BR --interval 1
+  sudo ip netns exec $P-v1 ping 10.200.0.2     # v1 to v2; t1, t2 are .4, .5
+  sudo ip netns exec $P-v1 bash                # a shell in the VM v1
+  namespaces: $SW (the host: bridge $BR), $P-v1, $P-v2, $P-v3 (veth VMs,
+  10.200.0.1-3), $P-t1, $P-t2 (tap VMs, 10.200.0.4-5)
+  remove it all: sudo scripts/demo.sh --down
+EOF
+	exit 0
+fi
 
 say "xdpnet detach $BR (traffic goes back to the bridge)"
 $NSX $XDPNET detach $BR

@@ -112,6 +112,7 @@ class NetnsTopo:
         self.switch_state = None  # (nf, rules, xdpnet mode, minimal, variant)
         self.defaults = {}     # (ns, dev) -> ethtool features at creation
         self.built = False
+        self.brnf = None       # brnf.BrNetfilter: the host's values kept
 
     # ------------------------------------------------------------ helpers
 
@@ -180,6 +181,7 @@ class NetnsTopo:
             if os.path.exists("/run/netns/" + ns):
                 run(["ip", "netns", "del", ns], check=False)
         self.built = False
+        self.brnf = None       # brnf.BrNetfilter: the host's values kept
 
     # -------------------------------------------------------------- build
 
@@ -367,11 +369,17 @@ class NetnsTopo:
     # -------------------------------------------------------------- paths
 
     def set_nf(self, on):
-        """br_netfilter and the iptables FORWARD rules of the host."""
+        """br_netfilter and the iptables FORWARD rules of the host. Without
+        the module (brnf.py: the run then has no path that needs it),
+        bridged frames meet no iptables, and there is nothing to switch
+        off."""
         v = 1 if on else 0
-        self.sysctl(SW, "net.bridge.bridge-nf-call-iptables=%d" % v,
-                    "net.bridge.bridge-nf-call-ip6tables=%d" % v,
-                    "net.bridge.bridge-nf-call-arptables=%d" % v)
+        if on or os.path.isdir("/proc/sys/net/bridge"):
+            self.sysctl(SW, "net.bridge.bridge-nf-call-iptables=%d" % v,
+                        "net.bridge.bridge-nf-call-ip6tables=%d" % v,
+                        "net.bridge.bridge-nf-call-arptables=%d" % v)
+            if self.brnf:
+                self.brnf.check_host()
         rules = self.host_rules["restore"] if on else hostrules.empty()
         run(netns(SW, [self.iptables + "-restore"]), input_text=rules)
 

@@ -4,11 +4,16 @@
 # tests/fresh/run.sh deb, inside the fresh root (root; it installs and
 # purges the package on the machine it runs on: run it only there, never
 # on a host that has xdpnet installed or attached):
-#   make deb; apt install ./build/xdpnet_*.deb (nothing starts); a bridge
+#   make deb (from make dist's tarball, as the orig tarball; lintian
+#   --pedantic); apt install ./build/xdpnet_*.deb (nothing starts); a bridge
 #   with two veth ports in namespaces of its own (prefix xnpk); attach,
 #   ping, status; apt remove while attached (the datapath stays and
 #   forwards, the follower stops); apt install again, detach; apt purge:
-#   nothing of `dpkg -L xdpnet` remains, no pins, no /run/xdpnet.
+#   nothing of `dpkg -L xdpnet` remains, no pins, no /run/xdpnet; then the
+#   package's autopkgtest (debian/tests) against the source package and
+#   the .deb built, with autopkgtest's null runner: this root is the
+#   testbed (isolation-machine is taken as given: the root shares the
+#   kernel of a machine that runs nothing else of xdpnet).
 # One "ok"/"not ok" line per check and "N passed, N failed" at the end.
 set -u
 cd "$(dirname "$0")/../.."
@@ -42,8 +47,13 @@ if ! make deb; then
 	nok "make deb"
 	exit 1
 fi
-ok "make deb (lintian clean)"
+ok "make deb (lintian --pedantic clean)"
 deb=$(ls build/xdpnet_*.deb | head -n 1)
+dsc=$(ls build/deb/xdpnet_*.dsc | head -n 1)
+check "the source package uses make dist's tarball as its orig tarball" \
+	bash -c "tar -xOzf build/xdpnet-*.tar.gz >/dev/null &&
+		cmp -s build/xdpnet-*.tar.gz build/deb/xdpnet_*.orig.tar.gz &&
+		grep -q 'orig.tar.gz' '$dsc' && grep -qx 'Format: 3.0 (quilt)' '$dsc'"
 check "tests/install/deb.sh: the package's contents" tests/install/deb.sh "$deb"
 
 apt_q install "./$deb" iproute2 iputils-ping >/dev/null
@@ -117,5 +127,16 @@ check "purged: no xdpnet enablement links" \
 	bash -c "! ls /etc/systemd/system/*.wants/xdpnet* >/dev/null 2>&1"
 check "purged: nothing of xdpnet runs" [ "$(xdpnet_procs)" = 0 ]
 check "the bridge still forwards" pings
+
+# The package's autopkgtest, as a Debian maintainer runs it.
+apt_q install autopkgtest >/dev/null
+if autopkgtest --ignore-restrictions=isolation-machine "./$deb" "./$dsc" -- null \
+	>/tmp/xnpk.autopkgtest 2>&1; then
+	ok "autopkgtest: $(grep -E '^attach +PASS' /tmp/xnpk.autopkgtest)"
+else
+	nok "autopkgtest; its last lines:"
+	tail -n 30 /tmp/xnpk.autopkgtest | sed 's/^/#   /'
+fi
+grep -E '^(ok|FAIL):' /tmp/xnpk.autopkgtest | sed 's/^/#   /'
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
 # make check-fresh: the README's two commands, `make demo` and `make check`,
-# each in a root that has never seen this project, and the Debian package
-# (deb: tests/fresh/deb.sh builds it with `make deb`, installs, attaches,
-# removes, purges) (root; not part of `make check`).
+# each in a root that has never seen this project, the Debian package
+# (deb: tests/fresh/deb.sh builds it with `make deb` from `make dist`'s
+# tarball, installs, attaches, removes, purges, and runs its autopkgtest),
+# and the build as a normal user (user: tests/fresh/user.sh) (root; not
+# part of `make check`).
 #
 # A debootstrap of Debian 12 (bookworm, minbase, plus make: the README's
 # commands start with it) is made once and cached as a tarball in
@@ -20,9 +22,10 @@
 # are private, so a bpffs or tracefs mounted inside stays inside and goes
 # with it.
 #
-# Usage: tests/fresh/run.sh [demo] [check] [deb] [base]  (demo, check and
-# deb, in that order, by default; base only makes the cached base root). XNF_CACHE moves the cache, XNF_KEEP=1 keeps each root for a
-# look afterwards (under /var/tmp/xnfresh.*; remove it by hand).
+# Usage: tests/fresh/run.sh [demo] [check] [deb] [user] [base]  (demo,
+# check, deb and user, in that order, by default; base only makes the
+# cached base root). XNF_CACHE moves the cache, XNF_KEEP=1 keeps each root
+# for a look afterwards (under /var/tmp/xnfresh.*; remove it by hand).
 # Prints one line per command with its wall time, the log's last lines on
 # failure, and a closing "N passed, N failed" line (one per command).
 set -u
@@ -33,12 +36,12 @@ CACHE=${XNF_CACHE:-/var/cache/xdpnet-fresh}
 SUITE=bookworm
 BASE=$CACHE/$SUITE-minbase.tar
 CMDS=("$@")
-[ ${#CMDS[@]} -gt 0 ] || CMDS=(demo check deb)
+[ ${#CMDS[@]} -gt 0 ] || CMDS=(demo check deb user)
 for c in "${CMDS[@]}"; do
 	case $c in
-	demo | check | deb | base) ;;
+	demo | check | deb | user | base) ;;
 	*)
-		echo "tests/fresh/run.sh: unknown command '$c' (demo, check, deb, base)" >&2
+		echo "tests/fresh/run.sh: unknown command '$c' (demo, check, deb, user, base)" >&2
 		exit 2
 		;;
 	esac
@@ -102,12 +105,15 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 pass=0 fail=0
-run_one() { # demo|check|deb
+run_one() { # demo|check|deb|user
 	local cmd=$1 top t0 rc secs log head what
 	# deb: the package's own test (make deb, install, attach, remove,
-	# purge), not a make target.
+	# purge, autopkgtest), user: the build as a normal user; not make
+	# targets.
 	what="make $cmd"
-	[ "$cmd" = deb ] && what=tests/fresh/deb.sh
+	case $cmd in
+	deb | user) what=tests/fresh/$cmd.sh ;;
+	esac
 	top=$(mktemp -d /var/tmp/xnfresh.XXXXXX)
 	R=$top/root
 	mkdir -p "$R"

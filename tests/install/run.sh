@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # `make install` into scratch DESTDIRs (no root needed): exactly the
 # expected files, modes and paths, for PREFIX=/usr/local (the default) and
-# PREFIX=/usr; the unit passes systemd-analyze verify; `make uninstall`
-# removes every file. Needs build/xdpnet (make check-install builds it).
+# PREFIX=/usr (units where systemd's pkg-config says); the man page's
+# FILES name the installed paths; the unit passes systemd-analyze verify;
+# `make uninstall` removes every file and every folder it made. Needs build/xdpnet (make check-install builds it).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 D=$(mktemp -d /tmp/xninst.XXXXXX)
@@ -20,7 +21,17 @@ for prefix in /usr/local /usr; do
 		cat "$D/make.log"
 		continue
 	fi
-	ulib=$prefix/lib/systemd/system
+	# The unit directory as systemd's pkg-config gives it for this
+	# prefix (the Makefile's rule), else PREFIX/lib/systemd/system.
+	if [ "$prefix" = /usr ]; then
+		ulib=$(pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null)
+	else
+		ulib=$(pkg-config --define-variable=prefix="$prefix" \
+			--define-variable=root_prefix="$prefix" \
+			--variable=systemdsystemunitdir systemd 2>/dev/null)
+	fi
+	ulib=${ulib:-$prefix/lib/systemd/system}
+	echo "# PREFIX=$prefix: units in $ulib"
 	expected="755 /etc/libvirt/hooks/network.d/xdpnet
 755 /etc/libvirt/hooks/qemu.d/xdpnet
 644 $ulib/xdpnet-exporter.service
@@ -48,6 +59,17 @@ for prefix in /usr/local /usr; do
 			"$dest/etc/libvirt/hooks/$h/xdpnet"
 		check "PREFIX=$prefix: the $h hook is valid sh" sh -n "$dest/etc/libvirt/hooks/$h/xdpnet"
 	done
+	# The man page's FILES name this install's paths.
+	man=$dest$prefix/share/man/man8/xdpnet.8
+	for f in "$prefix/sbin/xdpnet" "$ulib/xdpnet@.service" "$ulib/xdpnet-exporter.service" \
+		"$prefix/share/bash-completion/completions/xdpnet"; do
+		check "PREFIX=$prefix: the man page's FILES name $f" \
+			grep -qxF ".I $f" "$man"
+	done
+	if [ "$prefix" != /usr/local ]; then
+		check "PREFIX=$prefix: the man page names no /usr/local path" \
+			bash -c "! grep -n /usr/local '$man'"
+	fi
 	check "PREFIX=$prefix: the completion is valid bash" \
 		bash -n "$dest$prefix/share/bash-completion/completions/xdpnet"
 	check "PREFIX=$prefix: the installed binary runs" \
@@ -76,6 +98,17 @@ for prefix in /usr/local /usr; do
 		ok "PREFIX=$prefix: make uninstall removes every file"
 	else
 		nok "PREFIX=$prefix: make uninstall removes every file"
+		echo "$left" | sed 's/^/#   left: /'
+	fi
+	# No folder is left but the prefix's own (FHS) ones, which a system
+	# has anyway.
+	keep=" /etc /usr $prefix $prefix/bin $prefix/sbin $prefix/lib $prefix/share $prefix/share/man $prefix/etc "
+	left=$(cd "$dest" && find . -mindepth 1 -type d -printf '/%P\n' |
+		while read -r d; do case $keep in *" $d "*) ;; *) echo "$d" ;; esac; done)
+	if [ -z "$left" ]; then
+		ok "PREFIX=$prefix: make uninstall leaves no folder of its own"
+	else
+		nok "PREFIX=$prefix: make uninstall leaves no folder of its own"
 		echo "$left" | sed 's/^/#   left: /'
 	fi
 done

@@ -146,7 +146,7 @@ static const struct xn_opt trace_opts[] = {
 	{ "dst", 0, "MAC", OPT_DST, "its destination MAC" },
 	{ "vlan", 0, "VID[,ad]", OPT_VLAN, "an 802.1Q tag (802.1ad with ,ad)" },
 	{ "len", 0, "N", OPT_LEN,
-	  "bytes of the whole frame (default 60, at most 3500)" },
+	  "bytes of the whole frame, 14 to 3500 (default 60)" },
 	{ "ip", 0, NULL, OPT_IP, "IPv4 (the default)" },
 	{ "ip6", 0, NULL, OPT_IP6, "IPv6" },
 	{ "arp", 0, NULL, OPT_ARP, "ARP" },
@@ -275,9 +275,9 @@ void xn_usage(FILE *f)
 	opt_lines(f, xn_global_opts, label_width(xn_global_opts, 0));
 	fputs("\nxdpnet help CMD for a command's options.\n"
 	      "exit codes: 0 ok, 1 failed (rolled back), 2 usage, 3 no such "
-	      "bridge,\n  4 not permitted, 5 BPF not supported, 6 bpffs "
-	      "unavailable, 7 not attached,\n  8 busy (a follower runs, or the "
-	      "lock is held), 9 filters would be bypassed\n",
+	      "bridge,\n  4 not permitted, 5 BPF refused by the kernel, "
+	      "6 bpffs unavailable,\n  7 not attached, 8 busy (a follower "
+	      "runs, or the lock is held),\n  9 filters would be bypassed\n",
 	      f);
 }
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* Exit codes: documented in README.md and docs/xdpnet.8. */
+/* Exit codes: documented in docs/xdpnet.8, EXIT STATUS, in the words of
+ * `xdpnet help` (user/cmd/cli.c; scripts/check-docs compares them). */
 #ifndef XN_EXIT_H
 #define XN_EXIT_H
 
