@@ -97,7 +97,7 @@ int xn_attach_locked(const struct xn_attach_req *o, struct xn_link *br,
 	 * "xdpnet attach"); detach resets them. */
 	bypass = o->bypass_filters || (!fresh && s.meta.bypass_filters);
 	no_follow = o->no_follow || (!fresh && s.meta.no_follow && !o->follow);
-	err = xn_policy_read(br, bypass, &pol);
+	err = xn_policy_read(br, bypass, no_follow, &pol);
 	if (!err)
 		err = xn_policy_refuse(&pol, br->name);
 	if (err) {
