@@ -49,6 +49,8 @@ def main():
         return 0
     if a.cmd == "replay":
         scn = json.load(open(a.arg))
+        if "variants" in scn and a.variants == ",".join(runner.DEFAULT):
+            variants = ["bridge"] + scn["variants"].split(",")
         d, n = runner.run(scn, variants)
         print(json.dumps(d, indent=1) if d else f"no divergence ({n} frames per world)")
         return 1 if d else 0
