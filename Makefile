@@ -235,6 +235,23 @@ INTEGRATION_SUITES := $(S_SEM_TAP) $(S_SEM_VETH) $(S_INTEGRATION) $(S_CRASH) \
 CHECK_JOBS ?= 3
 SUITES := tests/suites.sh -j $(CHECK_JOBS)
 
+# The differential fuzzer (tests/fuzz, docs/testing.md): check-fuzz, make
+# check's part, runs the regression cases and a fixed set of seeds, each on
+# the plain bridge and attached; fuzz runs seeds FUZZ_SEEDS for at most
+# FUZZ_TIME seconds, adding to FUZZ_STATE (run it again to go on: a long
+# run in parts), and prints the table of everything in FUZZ_STATE.
+FUZZ_CHECK_SEEDS ?= 1-10
+FUZZ_SEEDS ?= 1-100000
+FUZZ_TIME ?= 1500
+FUZZ_STATE ?= $(OUT)/fuzz/state.jsonl
+.PHONY: check-fuzz fuzz
+check-fuzz: all
+	/usr/bin/python3 tests/fuzz/fuzz.py check $(FUZZ_CHECK_SEEDS) --out $(OUT)/fuzz
+fuzz: all
+	mkdir -p $(dir $(FUZZ_STATE))
+	/usr/bin/python3 tests/fuzz/fuzz.py run $(FUZZ_SEEDS) --time $(FUZZ_TIME) \
+		--state $(FUZZ_STATE) --out $(OUT)/fuzz
+
 check-integration: all upgrade-builds
 	$(SUITES) $(INTEGRATION_SUITES)
 
@@ -321,7 +338,8 @@ check: deps
 		$(S_SEM_TAP) 'guests=st=0; $(GUESTS) exit $$st' \
 		$(S_CRASH) 'bench=$(MAKE) -s check-bench' \
 		'libvirt=$(MAKE) -s check-libvirt' \
-		$(S_PROMETHEUS) $(S_UPGRADE) 'bpf=$(MAKE) -s check-bpf' \
+		$(S_PROMETHEUS) $(S_UPGRADE) 'fuzz=$(MAKE) -s check-fuzz' \
+		'bpf=$(MAKE) -s check-bpf' \
 		$(S_SHORT) 'install=$(MAKE) -s check-install' \
 		'unit=$(MAKE) -s check-unit'
 

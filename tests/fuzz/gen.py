@@ -121,6 +121,21 @@ class Gen:
         k = self.r.choice([2, 4, 6, 8, 12, 16])
         return {"frames": [self.frame(self.r.randint(1, self.n)) for _ in range(k)]}
 
+    def burst_step(self):
+        """A flow: frames both ways between two VMs where they are, the
+        traffic the datapath bypasses."""
+        r = self.r
+        a, b = r.sample(range(1, self.n + 1), 2) if self.n > 1 else (1, 1)
+        out = []
+        for _ in range(r.randint(8, 32)):
+            x, y = (a, b) if r.random() < 0.6 else (b, a)
+            d = self.frame(self.loc[x], src=vm_mac(x))
+            if d["cls"] not in ("arp_req", "ns"):
+                d["dst"] = vm_mac(y)
+            out.append(d)
+        self.feat("burst")
+        return {"frames": out}
+
     def learn_step(self):
         """Every VM announces itself (gratuitous ARP, broadcast)."""
         out = []
@@ -202,7 +217,7 @@ class Gen:
             what = r.choice(["ageing", "ageing", "promisc", "mcast_snooping", "nf_call"])
             self.feat(f"bridge:{what}")
             if what == "ageing":
-                a = r.choice([0, 10, 30000, 30000, 120])
+                a = r.choice([0, 30000, 30000])
                 self.feat(f"ageing:{a}")
                 return kind, [["ip", f"link set {{br}} type bridge ageing_time {a}"]]
             if what == "promisc":
@@ -263,7 +278,9 @@ class Gen:
             setup += self.vlan_setup()
         for _ in range(r.choice([0, 1, 2, 4])):
             setup += self.change(pre=True)[1]
-        ageing = r.choice([30000] * 6 + [0, 10, 400])
+        # hub mode, or long enough that nothing ages but where a sleep
+        # says so: a short ageing would age entries by the worlds' timing
+        ageing = self.ageing = r.choice([30000] * 7 + [0, 1000])
         self.feat(f"ageing:{ageing}")
         if ageing != 30000:
             setup.append(["ip", f"link set {{br}} type bridge ageing_time {ageing}"])
@@ -275,8 +292,10 @@ class Gen:
                 steps.append({"do": cmds, "kind": kind, "bound": BOUNDS[kind], "nf_keep": kind in NF_KEEP})
             elif x < 0.55:
                 steps.append(self.move_step())
-            elif x < 0.58 and ageing == 400:
-                steps.append({"sleep": 5.5})
+            elif x < 0.75:
+                steps.append(self.burst_step())
+            elif x < 0.58 and ageing == 1000:
+                steps.append({"sleep": 11.5})
                 self.feat("sleep")
             else:
                 steps.append(self.frames_step())

@@ -10,6 +10,7 @@ frames landed elsewhere, or with other bytes, or whose FDB differs after a
 step, diverges.
 """
 import hashlib
+import re
 import time
 
 import frames
@@ -79,11 +80,20 @@ class Run:
         for w in self.worlds[1:]:
             w.attach()
 
+    def ageing(self, cmds):
+        for _, line in cmds:
+            m = re.search(r"ageing_time (\d+)", line)
+            if m:
+                self.age = int(m.group(1))
+
     def go(self):
         """Run every step; returns the first divergence (or None)."""
+        self.age = 30000
+        self.ageing(self.scn["setup"])
         for w in self.worlds:
             w.do(self.scn["setup"])
         for i, st in enumerate(self.scn["steps"]):
+            self.ageing(st.get("do", []))
             if i == self.scn["attach_at"]:
                 self.attach()
             if "do" in st:
@@ -99,7 +109,10 @@ class Run:
                 time.sleep(st["sleep"])
             for w, v in zip(self.worlds, self.names):
                 got = w.run_frames(st.get("frames", []))
-                self.rec[v].append((digest(got), w.fdb.dump()))
+                fdb = w.fdb.dump()
+                if self.age < 30000:  # learned entries age by the clock (hub mode too)
+                    fdb = [e for e in fdb if not e[3].startswith("dynamic")]
+                self.rec[v].append((digest(got), fdb))
             self.frames += len(st.get("frames", []))
             d = self.diverges(i)
             if d:
@@ -123,9 +136,10 @@ class Run:
 
 
 def run(scn, variants=DEFAULT, log=None):
-    """(divergence or None, frames sent per world)."""
+    """(divergence or None, frames sent per world, {variant: frames the
+    datapath bypassed})."""
     with Run(scn, variants, log) as r:
         d = r.go()
         if d:
             d["log"] = {v: w.log[-12:] for v, w in zip(r.names, r.worlds) if v == d["variant"]}
-        return d, r.frames
+        return d, r.frames, {v: w.bypassed() for v, w in zip(r.names[1:], r.worlds[1:])}

@@ -7,6 +7,7 @@ names and addresses in every world, so that one scenario reads the same in
 each), and the guest namespace xnx-gW with the far ends xnxe1..N (a veth's
 peer, or the guest tap of a vnet_relay). Everything starts with "xnx".
 """
+import json
 import os
 import subprocess
 import time
@@ -160,6 +161,20 @@ class World:
         if check and r.returncode not in (0, 9):
             raise RuntimeError(f"xdpnet {' '.join(args)}: exit {r.returncode}: {r.stderr.strip()}")
         return r.returncode
+
+    def bypassed(self):
+        """Frames the datapath redirected (every port, both stages)."""
+        if not self.attached:
+            return 0
+        env = dict(os.environ)
+        r = subprocess.run(["nsenter", f"--net=/run/netns/{self.sw}", XDPNET, "status", self.br,
+                            "--json"], env=env, capture_output=True, text=True)
+        try:
+            ports = json.loads(r.stdout)["bridges"][0]["ports"]
+        except (ValueError, KeyError, IndexError):
+            return 0
+        return sum(p.get("counters", {}).get(c, {}).get("packets", 0)
+                   for p in ports for c in ("tc_redirect", "xdp_redirect"))
 
     def attach(self):
         args = ["attach", self.br, "--mode", self.v["mode"]]

@@ -58,7 +58,7 @@
 #                           from the suite's linux-source package, with that
 #                           suite's iproute2 (both cached; far longer)
 #   XNK_SELFTESTS_ONLY="bridge_vlan_aware.sh ..."  only these selftests
-#   XNK_PARTS="bpf core vlan share vhost bench selftests"  only these parts of the guest's run
+#   XNK_PARTS="bpf core vlan fuzz share vhost bench selftests"  only these parts of the guest's run
 #                           (default: all; selftests only with XNK_SELFTESTS=1)
 #   XNK_SHARE_ARGS="..."    semantics.sh options for the hook-sharing part
 #                           (default "--cases xdpfilter --kinds tap")
