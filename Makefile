@@ -195,6 +195,7 @@ check-layers:
 
 check-unit: check-layers check-rules $(UNIT_TESTS)
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
+	/usr/bin/python3 -m unittest discover -s tests/fuzz -p 'test_*.py'
 
 # The Prometheus alerting rules (contrib/prometheus/): valid, and their
 # unit tests (series that fire each alert, and series that must not).

@@ -49,10 +49,12 @@ def vlan_missing():
 
 def one(scn, variants, out, log):
     t0 = time.monotonic()
-    d, n, byp = runner.run(scn, variants)
-    res = {"seed": scn["seed"], "vlan": scn["vlan"], "ok": d is None, "frames": n,
+    d, r = runner.run(scn, variants)
+    n, byp = r.frames, r.bypassed
+    res = {"seed": scn["seed"], "vlan": scn["vlan"], "gen": gen.VERSION, "ok": d is None, "frames": n,
            "worlds": len(variants) - 1, "ports": len(scn["ports"]), "steps": len(scn["steps"]),
-           "features": scn["features"], "bypassed": byp, "secs": round(time.monotonic() - t0, 1)}
+           "features": scn["features"], "bypassed": byp, "windows": r.windows, "probes": r.probes,
+           "secs": round(time.monotonic() - t0, 1)}
     log(f"seed {scn['seed']}: {len(scn['ports'])} ports, {len(scn['steps'])} steps, {n} frames, "
         f"bypassed {sum(byp.values())}, {res['secs']} s: {'ok' if d is None else 'DIVERGES'}")
     if d:
@@ -92,8 +94,9 @@ def main():
         scn = json.load(open(a.arg))
         if "variants" in scn and a.variants == ",".join(runner.DEFAULT[1:]):
             variants = ["bridge"] + scn["variants"].split(",")
-        d, n, byp = runner.run(scn, variants)
-        print(json.dumps(d, indent=1) if d else f"no divergence ({n} frames per world; bypassed {byp})")
+        d, r = runner.run(scn, variants)
+        print(json.dumps(d, indent=1) if d else
+              f"no divergence ({r.frames} frames per world; bypassed {r.bypassed})")
         return 1 if d else 0
     if a.vlan and vlan_missing():
         print(f"# SKIP the VLAN scenarios: {vlan_missing()}")
@@ -101,7 +104,7 @@ def main():
         return 0
     done = set()
     if a.state and os.path.exists(a.state):
-        done = {(r["seed"], r["vlan"]) for r in table.load(a.state)}
+        done = {(r["seed"], r["vlan"]) for r in table.load(a.state) if r.get("gen", 1) == gen.VERSION}
     if a.cmd == "check":
         return check(a, variants, log)
     t0, results = time.monotonic(), []
@@ -127,11 +130,11 @@ def check(a, variants, log):
     for path in [] if a.vlan else sorted(glob.glob(os.path.join(HERE, "cases", "*.json"))):
         scn = json.load(open(path))
         vs = ["bridge"] + scn.get("variants", ",".join(variants[1:])).split(",")
-        d, frames, byp = runner.run(scn, vs)
+        d, r = runner.run(scn, vs)
         n += 1
         passed += d is None
         log(f"{'ok' if d is None else 'not ok'} {n} - case {os.path.basename(path)}: {scn['doc']} "
-            f"({frames} frames, bypassed {byp})")
+            f"({r.frames} frames, bypassed {r.bypassed})")
         if d:
             log("#   FAIL: " + json.dumps({k: v for k, v in d.items() if k != "log"}))
     for s in seeds(a.arg):

@@ -15,6 +15,10 @@ VM i has MAC 02:77:00:00:00:0i and 10.77.0.i, and starts on port i.
 """
 import random
 
+# Bumped whenever a seed would give another scenario: a state file's
+# results name the version they were made with.
+VERSION = 2
+
 from world import BRMAC, port_mac
 
 # How long after a change of each kind frames wait (ms): the bounds of
@@ -24,7 +28,7 @@ from world import BRMAC, port_mac
 BOUNDS = {
     "flag": 250, "state": 250, "fdb": 250, "mtu": 250, "tc": 250, "link": 250,
     "member": 250, "bridge": 250, "neigh": 250, "backup": 250,
-    "rule": 500, "nf": 500, "stp": 4500,
+    "rule": 500, "nf": 500, "stp": 4500, "vlandev": 2500,
 }
 NF_KEEP = {"nf", "fdb", "member"}
 FLAGS = ["learning", "flood", "mcast_flood", "bcast_flood", "isolated", "locked", "hairpin",
@@ -103,7 +107,7 @@ class Gen:
             d["mangle"] = r.choice(["ipcsum", "trailer", "fragment"])
             self.feat(f"frame:mangle-{d['mangle']}")
         if r.random() < 0.12:
-            vids = [1, 10, 20, 30] if not self.vlan else self.vids + [99]
+            vids = [1, 7, 10, 20] if not self.vlan else self.vids + [7, 99]
             if r.random() < 0.3:
                 d["tags"] = [(r.choice([0x88a8, 0x8100]), r.choice(vids)), (0x8100, r.choice(vids))]
                 self.feat("frame:double-tag")
@@ -162,7 +166,7 @@ class Gen:
         p = self.port()
         P = f"xnxp{p}"
         kinds = ["flag"] * 6 + ["state", "fdb", "fdb", "mtu", "tc", "link", "member", "bridge",
-                                "neigh", "backup", "rule", "nf", "nf"]
+                                "neigh", "backup", "rule", "nf", "nf", "vlandev"]
         if not pre:
             kinds += ["stp"] if r.random() < 0.1 else []
         kind = r.choice(kinds)
@@ -253,6 +257,15 @@ class Gen:
             which = r.choice(["iptables", "iptables", "ip6tables", "arptables"])
             self.feat(f"nf:sysctl-{which}")
             return kind, [["sysctl", f"net.bridge.bridge-nf-call-{which}={r.randint(0, 1)}"]]
+        if kind == "vlandev":
+            # a VLAN device on a port takes its VLAN's frames before the
+            # bridge; one on the bridge (an upper) takes them for the host
+            dev, name = (P, f"{P}.7") if r.random() < 0.6 else ("{br}", "xnxbr.7")
+            self.feat("vlandev:" + ("port" if dev == P else "bridge"))
+            if r.random() < 0.3:
+                return kind, [["ip", f"link del {name}"]]
+            return kind, [["ip", f"link add link {dev} name {name} type vlan id 7"],
+                          ["ip", f"link set {name} up"]]
         if kind == "stp":
             self.feat("stp")
             if r.random() < 0.5:
@@ -292,11 +305,11 @@ class Gen:
                 steps.append({"do": cmds, "kind": kind, "bound": BOUNDS[kind], "nf_keep": kind in NF_KEEP})
             elif x < 0.55:
                 steps.append(self.move_step())
-            elif x < 0.75:
-                steps.append(self.burst_step())
-            elif x < 0.58 and ageing == 1000:
+            elif x < 0.6 and ageing == 1000:
                 steps.append({"sleep": 11.5})
                 self.feat("sleep")
+            elif x < 0.75:
+                steps.append(self.burst_step())
             else:
                 steps.append(self.frames_step())
         steps.append(self.frames_step())

@@ -57,7 +57,8 @@ class Run:
         self.log = log or (lambda *a: None)
         self.worlds = []
         self.rec = {v: [] for v in self.names}  # per step: (frames digest, fdb)
-        self.frames = 0
+        self.frames = 0  # the steps' frames, compared
+        self.probes = 0  # probe frames of the windows, measured
         self.windows = []  # (kind, variant, ms) measured
 
     def __enter__(self):
@@ -102,6 +103,7 @@ class Run:
                     w.do(st["do"])
                     if w.v.get("nf") and w.attached and not st["nf_keep"]:
                         w.attach()  # no follower: the next attach (README)
+                self.window(i, st, t0)
                 left = st["bound"] / 1000 - (time.monotonic() - t0)
                 if left > 0:
                     time.sleep(left)
@@ -118,6 +120,35 @@ class Run:
             if d:
                 return d
         return None
+
+    def probe(self):
+        """A frame that changes no FDB: from a port whose source the plain
+        bridge has learned there, to a MAC it has learned on another."""
+        learned = [e for e in self.rec["bridge"][-1][1] if e[3] == "dynamic" and e[2].startswith("xnxp")]
+        for a in learned:
+            for b in learned:
+                if a[2] != b[2]:
+                    return {"cls": "udp", "port": int(a[2][4:]), "src": a[0], "dst": b[0],
+                            "fid": 0xFFFFFE00, "pay": 20}
+        return None
+
+    def window(self, i, st, t0):
+        """How long after the change (ms) each attached world still did
+        otherwise than the plain bridge with a probe frame, within the
+        change's bound: the convergence window, measured (0: never)."""
+        d = self.probe() if self.rec["bridge"] else None
+        if d is None:
+            return
+        last = {v: None for v in self.names[1:] if self.worlds[self.names.index(v)].attached}
+        while last and time.monotonic() - t0 < st["bound"] / 1000 * 0.8:
+            t = (time.monotonic() - t0) * 1000
+            base = digest(self.worlds[0].run_frames([d]))
+            for v in last:
+                if digest(self.worlds[self.names.index(v)].run_frames([d])) != base:
+                    last[v] = t
+            self.probes += 1
+        for v, t in last.items():
+            self.windows.append((st["kind"], v, t))
 
     def diverges(self, i):
         base, bfdb = self.rec["bridge"][i]
@@ -136,10 +167,12 @@ class Run:
 
 
 def run(scn, variants=DEFAULT, log=None):
-    """(divergence or None, frames sent per world, {variant: frames the
-    datapath bypassed})."""
+    """(divergence or None, the run: .frames sent per world, .probes, .bypassed
+    {variant: frames the datapath bypassed}, .windows [(kind, variant,
+    ms or None)])."""
     with Run(scn, variants, log) as r:
         d = r.go()
         if d:
             d["log"] = {v: w.log[-12:] for v, w in zip(r.names, r.worlds) if v == d["variant"]}
-        return d, r.frames, {v: w.bypassed() for v, w in zip(r.names[1:], r.worlds[1:])}
+        r.bypassed = {v: w.bypassed() for v, w in zip(r.names[1:], r.worlds[1:])}
+        return d, r

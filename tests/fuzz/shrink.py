@@ -15,8 +15,7 @@ from world import ROOT
 
 
 def diverges(scn, variant):
-    d, _, _ = runner.run(scn, ["bridge", variant])
-    return d
+    return runner.run(scn, ["bridge", variant])[0]
 
 
 def cut_steps(scn, keep):
