@@ -62,7 +62,7 @@ def one(scn, variants, out, log):
         log("  " + json.dumps({k: v for k, v in d.items() if k != "log"}))
         for entry in d.get("log", {}).get(d["variant"], [])[-6:]:
             log(f"  log: {entry}")
-        m = shrink.shrink(scn, d, log=lambda s: log(s))
+        m = shrink.shrink(scn, d, log=lambda s: log(s)) if d["what"] != "left" else None
         if m and out:
             os.makedirs(out, exist_ok=True)
             path = os.path.join(out, f"seed-{scn['seed']}{'-vlan' if scn['vlan'] else ''}.sh")

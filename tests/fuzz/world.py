@@ -89,8 +89,15 @@ class World:
         self.relays.append(p)
 
     def teardown(self):
+        """Everything goes; returns what detach left (its pins), if any."""
+        left = None
         if self.attached:
-            self.xdpnet("detach", check=False)
+            rc = self.xdpnet("detach", check=False)
+            pin = f"/sys/fs/bpf/xdpnet/{self.br}"
+            if os.path.exists(pin):
+                left = f"detach of {self.br} ({self.v}) exited {rc} and left {pin}: " + \
+                    " ".join(sorted(os.listdir(pin))) + f"; {self.log[-1]}"
+                sh(["rm", "-rf", pin], check=False)
         for s in getattr(self, "guest", [])[1:] + getattr(self, "fence", [])[1:]:
             s.close()
         for p in self.relays:
@@ -106,6 +113,7 @@ class World:
                 os.unlink(f"/run/xdpnet/{self.br}.{f}")
             except OSError:
                 pass
+        return left
 
     # ------------------------------------------------------------ commands
     def batch(self, tool, lines, force=True):
