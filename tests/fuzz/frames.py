@@ -37,9 +37,7 @@ def marker_of(frame):
 
 
 def l4_sum(src, dst, proto, seg):
-    """Pseudo-header sum (IPv4 if the addresses are 4 bytes, else IPv6)."""
-    if len(src) == 4:
-        return csum(src + dst, proto + len(seg))
+    """Pseudo-header sum, IPv4 or IPv6 (the same in 16-bit words)."""
     return csum(src + dst, proto + len(seg))
 
 

@@ -174,9 +174,8 @@ class World:
         """Frames the datapath redirected (every port, both stages)."""
         if not self.attached:
             return 0
-        env = dict(os.environ)
         r = subprocess.run(["nsenter", f"--net=/run/netns/{self.sw}", XDPNET, "status", self.br,
-                            "--json"], env=env, capture_output=True, text=True)
+                            "--json"], capture_output=True, text=True)
         try:
             ports = json.loads(r.stdout)["bridges"][0]["ports"]
         except (ValueError, KeyError, IndexError):
