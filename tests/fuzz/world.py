@@ -92,7 +92,7 @@ class World:
         """Everything goes; returns what detach left (its pins), if any."""
         left = None
         if self.attached:
-            rc = self.xdpnet("detach", check=False)
+            rc = self.xdpnet("detach", self.br, check=False)
             pin = f"/sys/fs/bpf/xdpnet/{self.br}"
             if os.path.exists(pin):
                 left = f"detach of {self.br} ({self.v}) exited {rc} and left {pin}: " + \
