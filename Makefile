@@ -246,8 +246,9 @@ FUZZ_SEEDS ?= 1-100000
 FUZZ_TIME ?= 1500
 FUZZ_STATE ?= $(OUT)/fuzz/state.jsonl
 .PHONY: check-fuzz fuzz
+S_FUZZ := 'fuzz=/usr/bin/python3 tests/fuzz/fuzz.py check $(FUZZ_CHECK_SEEDS) --out $(OUT)/fuzz'
 check-fuzz: all
-	/usr/bin/python3 tests/fuzz/fuzz.py check $(FUZZ_CHECK_SEEDS) --out $(OUT)/fuzz
+	$(SUITES) $(S_FUZZ)
 fuzz: all
 	mkdir -p $(dir $(FUZZ_STATE))
 	/usr/bin/python3 tests/fuzz/fuzz.py run $(FUZZ_SEEDS) --time $(FUZZ_TIME) \
@@ -339,7 +340,7 @@ check: deps
 		$(S_SEM_TAP) 'guests=st=0; $(GUESTS) exit $$st' \
 		$(S_CRASH) 'bench=$(MAKE) -s check-bench' \
 		'libvirt=$(MAKE) -s check-libvirt' \
-		$(S_PROMETHEUS) $(S_UPGRADE) 'fuzz=$(MAKE) -s check-fuzz' \
+		$(S_PROMETHEUS) $(S_UPGRADE) $(S_FUZZ) \
 		'bpf=$(MAKE) -s check-bpf' \
 		$(S_SHORT) 'install=$(MAKE) -s check-install' \
 		'unit=$(MAKE) -s check-unit'
