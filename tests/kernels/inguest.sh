@@ -59,7 +59,8 @@ if part vlan "semantics.sh's VLAN cases"; then
 	tests/integration/semantics.sh --cases vlan,vlanstate,qinq,vtunnel,vlanchange,vlandev ${XNK_SEM_ARGS:-} || st=1
 fi
 if part fuzz "the differential fuzzer's VLAN scenarios"; then
-	echo "# --- tests/fuzz/fuzz.py check ${XNK_FUZZ_SEEDS:=1-4} --vlan"
+	[ -n "${XNK_FUZZ_SEEDS:-}" ] || XNK_FUZZ_SEEDS=1-4
+	echo "# --- tests/fuzz/fuzz.py check $XNK_FUZZ_SEEDS --vlan"
 	/usr/bin/python3 tests/fuzz/fuzz.py check "$XNK_FUZZ_SEEDS" --vlan \
 		--out "${XNK_OUT:-/tmp}/fuzz" || st=1
 fi

@@ -62,6 +62,7 @@
 #                           (default: all; selftests only with XNK_SELFTESTS=1)
 #   XNK_SHARE_ARGS="..."    semantics.sh options for the hook-sharing part
 #                           (default "--cases xdpfilter --kinds tap")
+#   XNK_FUZZ_SEEDS=1-4      the fuzzer's VLAN scenarios of part fuzz
 #   XNK_SHARE_UPGRADE=1     and upgrade.sh --xdp-filter there
 #   XNK_SCRIPT=FILE         also run bash FILE in the guest, last (a look at
 #                           something on that kernel; with XNK_PARTS=none,
@@ -223,6 +224,7 @@ PARTS='${XNK_PARTS:-}'
 SCRIPT='${XNK_SCRIPT:-}'
 SHARE_ARGS='${XNK_SHARE_ARGS:-}'
 SHARE_UPGRADE='${XNK_SHARE_UPGRADE:-}'
+FUZZ_SEEDS='${XNK_FUZZ_SEEDS:-}'
 EOF
 
 # ---------------------------------------------------------------- boot
