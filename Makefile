@@ -235,6 +235,7 @@ check-docs: $(OUT)/xdpnet
 
 check-unit: check-layers check-rules check-docs $(UNIT_TESTS)
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
+	/usr/bin/python3 -m unittest discover -s tests/fuzz -p 'test_*.py'
 
 # The Prometheus alerting rules (contrib/prometheus/): valid, and their
 # unit tests (series that fire each alert, and series that must not).
@@ -274,6 +275,24 @@ INTEGRATION_SUITES := $(S_SEM_TAP) $(S_SEM_VETH) $(S_INTEGRATION) $(S_CRASH) \
 # timers.
 CHECK_JOBS ?= 3
 SUITES := tests/suites.sh -j $(CHECK_JOBS)
+
+# The differential fuzzer (tests/fuzz, docs/testing.md): check-fuzz, make
+# check's part, runs the regression cases and a fixed set of seeds, each on
+# the plain bridge and attached; fuzz runs seeds FUZZ_SEEDS for at most
+# FUZZ_TIME seconds, adding to FUZZ_STATE (run it again to go on: a long
+# run in parts), and prints the table of everything in FUZZ_STATE.
+FUZZ_CHECK_SEEDS ?= 1-10
+FUZZ_SEEDS ?= 1-100000
+FUZZ_TIME ?= 1500
+FUZZ_STATE ?= $(OUT)/fuzz/state.jsonl
+.PHONY: check-fuzz fuzz
+S_FUZZ := 'fuzz=/usr/bin/python3 tests/fuzz/fuzz.py check $(FUZZ_CHECK_SEEDS) --out $(OUT)/fuzz'
+check-fuzz: all
+	$(SUITES) $(S_FUZZ)
+fuzz: all
+	mkdir -p $(dir $(FUZZ_STATE))
+	/usr/bin/python3 tests/fuzz/fuzz.py run $(FUZZ_SEEDS) --time $(FUZZ_TIME) \
+		--state $(FUZZ_STATE) --out $(OUT)/fuzz
 
 check-integration: all upgrade-builds
 	$(SUITES) $(INTEGRATION_SUITES)
@@ -361,7 +380,8 @@ check: deps
 		$(S_SEM_TAP) 'guests=st=0; $(GUESTS) exit $$st' \
 		$(S_CRASH) 'bench=$(MAKE) -s check-bench' \
 		'libvirt=$(MAKE) -s check-libvirt' \
-		$(S_PROMETHEUS) $(S_UPGRADE) 'bpf=$(MAKE) -s check-bpf' \
+		$(S_PROMETHEUS) $(S_UPGRADE) $(S_FUZZ) \
+		'bpf=$(MAKE) -s check-bpf' \
 		$(S_SHORT) 'install=$(MAKE) -s check-install' \
 		'unit=$(MAKE) -s check-unit'
 

@@ -10,6 +10,8 @@
 #   - semantics.sh's VLAN cases (VLAN filtering: membership, tagging,
 #     pvid, per-VLAN state, 802.1ad, a VLAN change under traffic), each on
 #     the plain bridge first; XNK_SEM_ARGS: more semantics.sh options;
+#   - the differential fuzzer's VLAN-filtering scenarios (tests/fuzz:
+#     seeds XNK_FUZZ_SEEDS, default 1-4, each plain and attached);
 #   - the hook-sharing cases: semantics.sh's xdpfilter case on taps, with
 #     the dispatcher (the default there; XNK_SHARE_ARGS: other semantics.sh options,
 #     e.g. "--cases tcx,tcxegress,xdpfilter"), xdp-filter beside xdpnet in
@@ -28,7 +30,7 @@
 #   - with XNK_SELFTESTS_DIR (make check-kernels-full), the kernel's own
 #     tests that build a bridge, plain and with xdpnet (tests/kernels/
 #     selftests.sh), with the iproute2 in XNK_SELFTESTS_PATH first in PATH.
-# XNK_PARTS: only these of "bpf core vlan share vhost bench selftests" (default:
+# XNK_PARTS: only these of "bpf core vlan fuzz share vhost bench selftests" (default:
 # all).
 # The suites' logs go to $XNK_OUT/logs when a check failed. Exit 0 only
 # when every part passed.
@@ -36,7 +38,7 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 echo "# guest: Linux $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ { print int($2 / 1024) }' /proc/meminfo) MiB"
 st=0
-PARTS=" ${XNK_PARTS:-bpf core vlan share vhost bench selftests} "
+PARTS=" ${XNK_PARTS:-bpf core vlan fuzz share vhost bench selftests} "
 part() { [[ "$PARTS" == *" $1 "* ]] || { echo "# --- $2: not run (XNK_PARTS)"; return 1; }; }
 if part bpf tests/bpf; then
 	echo "# --- tests/bpf"
@@ -55,6 +57,12 @@ if part vlan "semantics.sh's VLAN cases"; then
 	echo "# --- tests/integration/semantics.sh (VLAN cases)"
 	# shellcheck disable=SC2086
 	tests/integration/semantics.sh --cases vlan,vlanstate,qinq,vtunnel,vlanchange,vlandev ${XNK_SEM_ARGS:-} || st=1
+fi
+if part fuzz "the differential fuzzer's VLAN scenarios"; then
+	[ -n "${XNK_FUZZ_SEEDS:-}" ] || XNK_FUZZ_SEEDS=1-4
+	echo "# --- tests/fuzz/fuzz.py check $XNK_FUZZ_SEEDS --vlan"
+	/usr/bin/python3 tests/fuzz/fuzz.py check "$XNK_FUZZ_SEEDS" --vlan \
+		--out "${XNK_OUT:-/tmp}/fuzz" || st=1
 fi
 if part share "the hook-sharing cases"; then
 	echo "# --- tests/integration/semantics.sh ${XNK_SHARE_ARGS:=--cases xdpfilter --kinds tap}"

@@ -58,10 +58,11 @@
 #                           from the suite's linux-source package, with that
 #                           suite's iproute2 (both cached; far longer)
 #   XNK_SELFTESTS_ONLY="bridge_vlan_aware.sh ..."  only these selftests
-#   XNK_PARTS="bpf core vlan share vhost bench selftests"  only these parts of the guest's run
+#   XNK_PARTS="bpf core vlan fuzz share vhost bench selftests"  only these parts of the guest's run
 #                           (default: all; selftests only with XNK_SELFTESTS=1)
 #   XNK_SHARE_ARGS="..."    semantics.sh options for the hook-sharing part
 #                           (default "--cases xdpfilter --kinds tap")
+#   XNK_FUZZ_SEEDS=1-4      the fuzzer's VLAN scenarios of part fuzz
 #   XNK_SHARE_UPGRADE=1     and upgrade.sh --xdp-filter there
 #   XNK_SCRIPT=FILE         also run bash FILE in the guest, last (a look at
 #                           something on that kernel; with XNK_PARTS=none,
@@ -223,6 +224,7 @@ PARTS='${XNK_PARTS:-}'
 SCRIPT='${XNK_SCRIPT:-}'
 SHARE_ARGS='${XNK_SHARE_ARGS:-}'
 SHARE_UPGRADE='${XNK_SHARE_UPGRADE:-}'
+FUZZ_SEEDS='${XNK_FUZZ_SEEDS:-}'
 EOF
 
 # ---------------------------------------------------------------- boot

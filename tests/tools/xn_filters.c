@@ -115,7 +115,7 @@ int main(int argc, char **argv)
 	}
 	in.bridge = argv[optind];
 	if (!offline) {
-		if (xn_filt_read_live(in.bridge, &live)) {
+		if (xn_filt_read_live(in.bridge, 0, &live)) {
 			fprintf(stderr, "xn_filters: no bridge %s\n",
 				in.bridge);
 			return 3;

@@ -97,10 +97,19 @@ int xn_attach_locked(const struct xn_attach_req *o, struct xn_link *br,
 	 * "xdpnet attach"); detach resets them. */
 	bypass = o->bypass_filters || (!fresh && s.meta.bypass_filters);
 	no_follow = o->no_follow || (!fresh && s.meta.no_follow && !o->follow);
-	err = xn_policy_read(br, bypass, &pol);
+	err = xn_policy_read(br, bypass, no_follow, &pol);
 	if (!err)
 		err = xn_policy_refuse(&pol, br->name);
 	if (err) {
+		/* Attached already (a reconcile, with no follower to have held
+		 * it): what the datapath bypasses would skip the rules too, so
+		 * it holds the bridge, as a follower does, until they go. */
+		if (err == XN_EFILTER && !fresh &&
+		    !strcmp(s.meta.build, xn_build_id()) &&
+		    !xn_reconcile(&s, br, &pol, r, XN_RC_QUIET))
+			xn_info("xdpnet: %s stays attached but bypasses nothing "
+				"while the rules apply",
+				br->name);
 		if (!fresh)
 			xn_state_close(&s);
 		xn_policy_free(&pol);

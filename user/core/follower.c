@@ -243,7 +243,7 @@ static int policy_refresh(struct xn_state *s, const struct xn_link *br,
 {
 	struct xn_policy np;
 
-	if (xn_policy_read(br, s->meta.bypass_filters, &np))
+	if (xn_policy_read(br, s->meta.bypass_filters, 0, &np))
 		return 0;
 	if (!xn_policy_differs(pol, &np)) {
 		xn_policy_free(&np);
@@ -370,7 +370,7 @@ static int take_over(struct xn_state *s, struct xn_link *br,
 		       br->name, br->name);
 		return XN_ERR;
 	}
-	err = xn_policy_read(br, s->meta.bypass_filters, pol);
+	err = xn_policy_read(br, s->meta.bypass_filters, 0, pol);
 	if (err)
 		return bridge_exists(br) ? err : deleted(s, br, 1);
 	if (strcmp(s->meta.build, xn_build_id())) {

@@ -45,7 +45,7 @@ static __u32 nf_checks(const struct xn_filt_input *in)
 	return nf;
 }
 
-int xn_policy_read(const struct xn_link *br, int bypass_filters,
+int xn_policy_read(const struct xn_link *br, int bypass_filters, int assume_nf,
 		   struct xn_policy *pol)
 {
 	struct xn_filt_report *r;
@@ -55,7 +55,7 @@ int xn_policy_read(const struct xn_link *br, int bypass_filters,
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return XN_ERR;
-	if (xn_filt_read_live(br->name, &live)) {
+	if (xn_filt_read_live(br->name, assume_nf, &live)) {
 		free(r);
 		return XN_ERR;
 	}

@@ -13,8 +13,11 @@
 #include "core/desired.h"
 
 /* Read and judge the host's filters for br. Always fills pol (free with
- * xn_policy_free); returns 0, or XN_ERR when the bridge vanished. */
-int xn_policy_read(const struct xn_link *br, int bypass_filters,
+ * xn_policy_free); returns 0, or XN_ERR when the bridge vanished.
+ * assume_nf: judge them as if br_netfilter handed bridged frames to
+ * iptables, ip6tables and arptables (a bridge with no follower to see it
+ * switched on: its sysctls and the bridge's nf_call_* raise no event). */
+int xn_policy_read(const struct xn_link *br, int bypass_filters, int assume_nf,
 		   struct xn_policy *pol);
 /* attach: when pol holds the whole bridge, print why (the rules, on
  * stdout) and a one-line error, and return XN_EFILTER; else 0. */

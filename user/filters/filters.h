@@ -138,9 +138,11 @@ int xn_filt_ports_tc(unsigned int bridge_ifindex, struct xn_filt_port_id **out,
 /* Reads ports (the bridge's tap/veth and other ports) and their tc, the
  * br_netfilter sysctls and the bridge's nf_call_* options, its addresses
  * (vm_nets), and runs the save tools. A tool that is missing or fails is named
- * in live->unknown (the analysis then says XN_FILT_UNKNOWN). Returns 0, or -1
- * if the bridge does not exist. */
-int xn_filt_read_live(const char *bridge, struct xn_filt_live *live);
+ * in live->unknown (the analysis then says XN_FILT_UNKNOWN). assume_nf: as if
+ * br_netfilter handed bridged frames to every table (all its sysctls on),
+ * whatever they say now. Returns 0, or -1 if the bridge does not exist. */
+int xn_filt_read_live(const char *bridge, int assume_nf,
+		      struct xn_filt_live *live);
 void xn_filt_live_free(struct xn_filt_live *live);
 
 #endif

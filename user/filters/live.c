@@ -268,7 +268,7 @@ static int read_ports(struct xn_filt_live *L, __u32 bridge_ifindex)
 	return 0;
 }
 
-int xn_filt_read_live(const char *bridge, struct xn_filt_live *L)
+int xn_filt_read_live(const char *bridge, int assume_nf, struct xn_filt_live *L)
 {
 	struct xn_link br;
 
@@ -289,6 +289,10 @@ int xn_filt_read_live(const char *bridge, struct xn_filt_live *L)
 	L->in.filter_pppoe_tagged =
 		read_int("%s", "/proc/sys/net/bridge/"
 			       "bridge-nf-filter-pppoe-tagged") > 0;
+	if (assume_nf) /* it may be switched on with nobody to see it */
+		L->in.call_iptables = L->in.call_ip6tables =
+			L->in.call_arptables = L->in.filter_vlan_tagged =
+				L->in.filter_pppoe_tagged = 1;
 	read_nets(L, bridge);
 	save_tools(L, XN_FILT_EBT, "ebtables", NULL);
 	if (L->in.call_iptables)
