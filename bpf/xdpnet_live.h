@@ -45,12 +45,13 @@ enum xdpnet_live {
 #define IFF_PROMISC_ 0x100 /* include/uapi/linux/if.h */
 
 /* Performance experiments only (scripts/bench --breakdown): a build that
- * reads no egress port live. */
+ * reads no egress port live, one whose XDP stage reads no tc on the
+ * egress device. */
 #ifndef XN_PERF_NOEGRESS
 #define XN_PERF_NOEGRESS 0
-#else
-#undef XN_PERF_NOEGRESS
-#define XN_PERF_NOEGRESS 1
+#endif
+#ifndef XN_PERF_NOTCOUT
+#define XN_PERF_NOTCOUT 0
 #endif
 
 extern void *bpf_cast_to_kern_ctx(void *) __ksym;
@@ -269,7 +270,7 @@ static __always_inline int live_out(__u32 slot, __u32 ifindex, __u32 *flags,
 	*flags = live_flags(p);
 	if (p->flags & BR_VLAN_TUNNEL_)
 		*flags &= ~XDPNET_PORT_FWD;
-	if (tc_out && live_tc_egress(dev))
+	if (tc_out && !XN_PERF_NOTCOUT && live_tc_egress(dev))
 		*flags |= XDPNET_PORT_TC_EGRESS;
 	/* The lower of the device's and the map's: a frame over either
 	 * goes to the bridge, which decides. (Its transmit reads this line
