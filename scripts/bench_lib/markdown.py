@@ -103,6 +103,17 @@ def _method(doc, L):
         L.append("- **%s**: %s" % (p, matrix.PATHS[p]["label"].replace(
             "N ", "%s " % doc["rules"])))
     L.append("")
+    blind = [p for p in doc["paths"] if matrix.PATHS[p].get("csum_blind")]
+    if blind:
+        L.append("%s %s every checksum as valid: a frame with a partial "
+                 "checksum (the sender left it to offload, as a default "
+                 "guest does) would arrive broken after an XDP redirect. "
+                 "%s ran only cells whose frames carry full checksums "
+                 "(offloads off, 64 B frames from the generator, vhost "
+                 "cells with full checksums or GSO frames only)." % (
+                     " and ".join(blind), "take" if len(blind) > 1 else
+                     "takes", "They" if len(blind) > 1 else "It"))
+        L.append("")
     lvl = round(100 * stats.CI_LEVEL)
     L.append(
         "Paths are interleaved: for each setting, each repeat runs every "

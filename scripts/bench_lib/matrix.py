@@ -39,7 +39,12 @@ PATHS = collections.OrderedDict([
     # (frames over the MTU: a tap builds GSO frames into skbs) goes on to
     # tc-minimal's program on TC ingress, as xdpnet's XDP stage hands its
     # passes to its TC stage.
+    # It takes every checksum as valid (csum_blind): a partial one
+    # arrives broken, so it runs only cells whose frames carry full
+    # checksums; and only cells whose frames enter a tap (taps_only: on
+    # veth ports it is tc-minimal). See path_applies().
     ("xdp-minimal", dict(_P, kind="bridge", nf=True, minimal="xdp",
+                         csum_blind=True, taps_only=True,
                          label="reference: one MAC lookup, then a devmap "
                          "redirect, in XDP on every tap port; what XDP "
                          "passes, tc-minimal (same realistic host)")),
@@ -351,9 +356,11 @@ PROFILES = {
             (Setting("tap", "off", 1500), _stream(["tx"])),
         ],
     },
-    # CI: one short cell of every test per path, once.
+    # CI: one short cell of every test per path, once; xdp-minimal where
+    # it differs from tc-minimal (frames from a tap, full checksums).
     "smoke": {
         "repeats": 1,
+        "paths": DEFAULT_PATHS + ["xdp-minimal"],
         "durations": {"tcp_stream": 1, "udp": 1, "tcp_rr": 1, "udp_rr": 1,
                       "tcp_crr": 1, "fwd64": 1, "fwd64_tap": 1},
         "plan": [
@@ -450,12 +457,35 @@ OVERHEAD = {"tcp_stream": 0.45, "udp": 0.7, "tcp_rr": 2.35, "udp_rr": 2.35,
 SWITCH_COST = {"path": 0.4, "setting": 4.0}
 
 
+def partial_csums(setting, item):
+    """Do frames with partial checksums reach an XDP program in this cell
+    (non-GSO frames from a tap whose sender left the L4 checksum to
+    offload)? A program that takes every checksum as valid redirects
+    them broken: the receiver drops them."""
+    spec = TESTS[item.test]
+    if "partial" in spec:
+        return spec["partial"]
+    if item.test in FWD_TESTS:
+        return False  # the generator writes full checksums
+    # XDP programs run on the tap ports only.
+    return setting.standin in ("tap", "vm") and setting.offloads == "on"
+
+
 def path_applies(path, setting, item, plan_settings):
     """Does this path run this item in this setting?
 
-    The direct pair only carries vm-vm items (it has no host) and runs in
-    veth settings; a tap setting borrows the direct figures of the veth
-    setting with the same offloads and MTU when the plan has one."""
+    A path that takes every checksum as valid (csum_blind) runs only
+    cells without partial checksums (partial_csums()); one that differs
+    from tc-minimal on tap ports alone (taps_only) only cells whose frames
+    enter a tap. The direct pair
+    only carries vm-vm items (it has no host) and runs in veth settings;
+    a tap setting borrows the direct figures of the veth setting with the
+    same offloads and MTU when the plan has one."""
+    if PATHS[path].get("csum_blind") and partial_csums(setting, item):
+        return False
+    if PATHS[path].get("taps_only") and setting.standin == "veth" and \
+            item.test != "fwd64_tap":
+        return False
     if PATHS[path]["kind"] != "direct":
         return True
     if item.direction != "vm-vm" or item.test == "fwd64_tap":

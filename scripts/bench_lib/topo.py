@@ -438,11 +438,15 @@ class NetnsTopo:
 
     def start_minimal(self, kind):
         """xnb_minimal attach on every port; with kind 'peer', frames to a
-        veth port go to its peer (bpf_redirect_peer())."""
+        veth port go to its peer (bpf_redirect_peer()); with kind 'xdp'
+        (xdp-minimal), its XDP program on the tap ports too, whose devmap
+        holds the taps alone: a veth takes XDP frames only with NAPI on
+        its peer, so frames to the veth ports pass on to TC."""
         argv = [self.minimal_tool, "attach",
                 "--hook", os.environ.get("XDPNET_TC_HOOK", "tcx")]
         for port, mac, veth in self.minimal_ports():
-            argv += ["--dev", port]
+            argv += ["--xdp-dev" if kind == "xdp" and not veth else "--dev",
+                     port]
             if mac:
                 argv += ["--fdb", "%s=%s%s" % (
                     mac, port, ",peer" if kind == "peer" and veth else "")]

@@ -80,14 +80,17 @@ class Order(unittest.TestCase):
             self.assertLess(est, limit, name)
         smoke = matrix.PROFILES["smoke"]
         est = matrix.estimate_seconds(
-            matrix.build_cells(smoke["plan"], matrix.DEFAULT_PATHS, 1),
+            matrix.build_cells(smoke["plan"], smoke["paths"], 1),
             smoke["durations"])
         self.assertLess(est, 150)
-        # Every path has one cell of every test in the smoke run.
-        cl = matrix.build_cells(smoke["plan"], matrix.DEFAULT_PATHS, 1)
-        for p in matrix.DEFAULT_PATHS:
+        # Every path has one cell of every test in the smoke run;
+        # xdp-minimal those whose frames enter a tap.
+        cl = matrix.build_cells(smoke["plan"], smoke["paths"], 1)
+        for p in smoke["paths"]:
             want = set(matrix.TESTS) - set(matrix.VHOST_TESTS) - (
                 {"fwd64_tap"} if p == "direct" else set())
+            if p == "xdp-minimal":
+                want = {"tcp_stream", "fwd64_tap"}
             self.assertEqual({c.item.test for c in cl if c.path == p},
                              want, p)
 
@@ -138,6 +141,23 @@ class Order(unittest.TestCase):
         self.assertTrue(matrix.counts("xdpnet-tc"))
         self.assertFalse(matrix.counts("tc-minimal"))
         self.assertEqual(matrix.variant_of("xdpnet-tc"), (None, None))
+
+    def test_partial_checksums(self):
+        on, off = matrix.Setting("tap", "on", 1500), \
+            matrix.Setting("tap", "off", 1500)
+        rr = matrix.Item("tcp_rr", 64, "vm-vm")
+        self.assertTrue(matrix.partial_csums(on, rr))
+        self.assertFalse(matrix.partial_csums(off, rr))
+        self.assertFalse(matrix.partial_csums(S_V, rr))  # no XDP on veths
+        self.assertTrue(matrix.partial_csums(matrix.Setting("vm", "on",
+                                                            1500), rr))
+        self.assertFalse(matrix.partial_csums(
+            S_V, matrix.Item("fwd64_tap", 64, "vm-vm")))
+        self.assertFalse(matrix.path_applies("xdp-minimal", on, rr, [on]))
+        self.assertTrue(matrix.path_applies("xdp-minimal", off, rr, [off]))
+        self.assertTrue(matrix.path_applies("xdpnet-xdp", on, rr, [on]))
+        # On veth ports xdp-minimal is tc-minimal: not run there.
+        self.assertFalse(matrix.path_applies("xdp-minimal", S_V, rr, [S_V]))
 
     def test_paths(self):
         self.assertIn("tc-minimal", matrix.DEFAULT_PATHS)

@@ -130,6 +130,26 @@ class Smoke(unittest.TestCase):
                 # Bridged frames walk FORWARD; host traffic does not.
                 self.assertGreater(int(r["nf_forward_packets"]), 0, r)
 
+    def test_xdp_minimal_in_xdp(self):
+        """xdp-minimal on the netns topology: the cells whose frames enter
+        a tap with full checksums, carried by its XDP program (what it
+        passes on runs tc-minimal: few frames)."""
+        with open(os.path.join(self.out, "raw.json")) as f:
+            cells = [c for c in json.load(f)["cells"]
+                     if c["path"] == "xdp-minimal"]
+        self.assertEqual({(c["setting"]["standin"], c["test"])
+                          for c in cells},
+                         {("tap", "tcp_stream"), ("veth", "fwd64_tap")})
+        for c in cells:
+            self.assertEqual(c["validity"], "valid", c["validity_reason"])
+            runs = {}
+            for p in c["prog"]["progs"].values():
+                runs[p["hook"] == "xdp"] = runs.get(p["hook"] == "xdp",
+                                                    0) + p["runs"]
+            self.assertGreater(runs.get(True, 0), 0, c["test"])
+            self.assertLess(runs.get(False, 0), 0.1 * runs[True], c["test"])
+            self.assertGreater(c["prog"]["xdp_ns"], 0)
+
     def test_summary_csv_ratios(self):
         with open(os.path.join(self.out, "summary.csv")) as f:
             rows = list(csv.DictReader(f))
