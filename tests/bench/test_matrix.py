@@ -70,8 +70,17 @@ class Order(unittest.TestCase):
                   ("veth", "on", "fwd64_tap", "vm-vm"),
                   ("veth", "off", "tcp_rr", "vm-vm")):
             self.assertIn(k, kinds)
+        # The tap cells with offloads on (partial checksums), as --full
+        # has them but the bidirectional stream.
+        tap_on = {(c.item.test, c.item.variant, c.item.direction)
+                  for c in cl if c.setting == S_T}
+        full_tap_on = {(i.test, i.variant, i.direction)
+                       for i in matrix.FULL_TAP_ON if i.variant != "bidir"}
+        self.assertEqual(tap_on, full_tap_on)
+        self.assertIn(("tcp_stream", "tx", "host-vm"), tap_on)
+        self.assertIn(("tcp_crr", 64, "vm-vm"), tap_on)
         self.assertIn("tc-minimal", {c.path for c in cl})
-        limits = {"full": 90 * 60, "targets": 45 * 60, "quick": 7 * 60}
+        limits = {"full": 90 * 60, "targets": 55 * 60, "quick": 7 * 60}
         for name, limit in limits.items():
             prof = matrix.PROFILES[name]
             est = matrix.estimate_seconds(
