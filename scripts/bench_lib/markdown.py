@@ -210,6 +210,24 @@ def _results(doc, groups, plan_settings, L):
             L.append("")
             L.append(rt)
             L.append("")
+    sh = report.stage_share_rows(groups, paths)
+    if sh:
+        L.append("")
+        L.append("### Who carried the frames")
+        L.append("")
+        L.append("Per xdpnet cell, of the frames that entered the test's "
+                 "ports (xdpnet's counters, before and after the cell): "
+                 "the share the XDP stage redirected, the share the TC "
+                 "stage redirected, and the share handed to the bridge, "
+                 "by reason (the pass_* counters); medians over the "
+                 "repeats, invalid ones included (where the frames went "
+                 "is why they are invalid). The last column: the frames "
+                 "the XDP stage handed to the TC stage, by reason "
+                 "(xdp_defer_*), as shares of the same total; the TC "
+                 "stage's verdict on them is in the columns before.")
+        L.append("")
+        L.append(tables.shares_table(sh))
+        L.append("")
     bd = report.breakdown(groups)
     if bd and any(matrix.variant_of(p)[0] for p in paths):
         L.append("### What the TC stage's CPU per frame is made of")

@@ -6,7 +6,7 @@ import collections
 import csv
 import io
 
-from . import matrix, stats
+from . import matrix, parse, stats
 
 METRICS = ["gbps", "sent_gbps", "retransmits", "rx_kpps", "tx_kpps",
            "loss_pct", "p50_us", "p90_us", "p99_us", "mean_us", "tps",
@@ -36,9 +36,17 @@ def aggregate(records):
         g = groups.setdefault(k, {"key": k, "cells": [], "valid": 0,
                                   "invalid": 0, "host": 0, "error": 0,
                                   "reasons": [], "by_rep": {},
-                                  "fastpath": [], "xdp_share": []})
+                                  "fastpath": [], "xdp_share": [],
+                                  "shares": {}})
         g["cells"].append(r["cell"])
         v = r.get("validity", "valid")
+        # Who carried the frames: from every cell with counters, an
+        # invalid one too (where they went is why it is invalid).
+        cd = r.get("counters_delta")
+        if v != "error" and cd is not None:
+            sh = parse.stage_shares(cd, r.get("ports") or list(cd))
+            if sh:
+                g["shares"][r["rep"]] = sh
         if v == "error":
             g["error"] += 1
             g["reasons"].append(r.get("validity_reason", ""))
@@ -163,6 +171,40 @@ def breakdown(groups):
             "minimal": groups.get(mk, {}).get("metrics", {}).get("prog_ns"),
             "ratio": ref.get("tc-minimal"), "saved": saved,
             "bare_minus_minimal": paired_diff(groups, bare, "tc-minimal")})
+    return out
+
+
+def stage_share_rows(groups, paths=None):
+    """Who carried each xdpnet cell's frames (parse.stage_shares()), one
+    row per (setting, item) and xdpnet path with counters: the repeats
+    counted, the median of the frames seen and of each share (a reason
+    a repeat did not see counts 0 there)."""
+    out = []
+    for row in _items_in_order(groups):
+        for p in paths or matrix.PATHS:
+            g = groups.get(GroupKey(*row, path=p))
+            if not g or not g["shares"]:
+                continue
+            reps = list(g["shares"].values())
+
+            def med(get):
+                return stats.median([get(s) for s in reps])
+
+            bridge = {k for s in reps for k in s["bridge"]}
+            defer = {k for s in reps for k in s["xdp_defer"]}
+            out.append({
+                "row": row, "path": p, "n": len(reps),
+                "total": med(lambda s: s["total"]),
+                "xdp_redirect": med(lambda s: s["xdp_redirect"]),
+                "tc_redirect": med(lambda s: s["tc_redirect"]),
+                "bridge": collections.OrderedDict(
+                    (k, med(lambda s, k=k: s["bridge"].get(k, 0.0)))
+                    for k in parse.reason_order(bridge,
+                                                parse.PASS_REASONS)),
+                "xdp_defer": collections.OrderedDict(
+                    (k, med(lambda s, k=k: s["xdp_defer"].get(k, 0.0)))
+                    for k in parse.reason_order(defer,
+                                                parse.DEFER_REASONS))})
     return out
 
 

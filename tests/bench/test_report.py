@@ -315,6 +315,67 @@ class Breakdown(unittest.TestCase):
         self.assertEqual(tables.breakdown_table([]), "")
 
 
+class Shares(unittest.TestCase):
+    def recs(self):
+        """3 repeats of tcp_rr on taps, xdpnet-xdp: the XDP stage carries
+        most frames, hands some to TC (checksums), the bridge keeps the
+        keep-alives; repeat 3 is invalid (a fast path of 90%) and still
+        counted; a failed cell is not."""
+        out = []
+        deltas = [
+            {"xnbt1": {"xdp_redirect": 900, "xdp_defer_csum": 90,
+                       "tc_redirect": 90, "pass_refresh": 10},
+             "xnbt2": {"xdp_redirect": 1000}},
+            {"xnbt1": {"xdp_redirect": 800, "xdp_defer_csum": 190,
+                       "tc_redirect": 190, "pass_refresh": 10},
+             "xnbt2": {"xdp_redirect": 1000, "pass_mcast": 2}},
+            {"xnbt1": {"xdp_redirect": 700, "tc_redirect": 100,
+                       "pass_nf": 200}, "xnbt2": {"xdp_redirect": 1000}},
+        ]
+        for rep, d in enumerate(deltas, 1):
+            r = rec(rep, self.TAP_ON, "tcp_rr", "xdpnet-xdp", rep,
+                    {"p50_us": 30.0}, "invalid" if rep == 3 else "valid",
+                    variant="64")
+            r["ports"] = ["xnbt1", "xnbt2"]
+            r["counters_delta"] = d
+            out.append(r)
+        bad = rec(9, self.TAP_ON, "tcp_rr", "xdpnet-xdp", 4, None, "error",
+                  variant="64")
+        bad["counters_delta"] = {"xnbt1": {"pass_local": 99}}
+        out.append(bad)
+        # A path without counters (tc-minimal): no row.
+        out.append(rec(10, self.TAP_ON, "tcp_rr", "tc-minimal", 1,
+                       {"p50_us": 30.0}, variant="64"))
+        return out
+
+    TAP_ON = matrix.Setting("tap", "on", 1500)
+
+    def test_rows(self):
+        groups = report.aggregate(self.recs())
+        rows = report.stage_share_rows(groups)
+        self.assertEqual(len(rows), 1)
+        r = rows[0]
+        self.assertEqual((r["path"], r["n"]), ("xdpnet-xdp", 3))
+        self.assertEqual(r["total"], 2000)
+        # Per repeat 1900/2000, 1800/2002, 1700/2000.
+        self.assertAlmostEqual(r["xdp_redirect"], 1800 / 2002)
+        self.assertAlmostEqual(r["tc_redirect"], 100 / 2000)
+        self.assertEqual(list(r["bridge"]), ["pass_mcast", "pass_refresh",
+                                             "pass_nf"])
+        self.assertAlmostEqual(r["bridge"]["pass_refresh"], 10 / 2002)
+        self.assertEqual(r["bridge"]["pass_mcast"], 0.0)  # 1 of 3
+        self.assertAlmostEqual(r["xdp_defer"]["xdp_defer_csum"], 90 / 2000)
+        md = tables.shares_table(rows)
+        lines = md.splitlines()
+        self.assertIn("| bridge: mcast | bridge: refresh | bridge: nf |",
+                      lines[0])
+        self.assertTrue(all(ln.count("|") == lines[0].count("|")
+                            for ln in lines))
+        self.assertIn("| xdpnet-xdp | 3 | 2000 | 89.9% | 5.0% | 0.0% | "
+                      "0.5% | 0.0% | csum 4.5% |", lines[2])
+        self.assertEqual(tables.shares_table([]), "")
+
+
 class Files(unittest.TestCase):
     def test_cells_csv(self):
         text = report.cells_csv(stream_records())
