@@ -229,7 +229,8 @@ def _results(doc, groups, plan_settings, L):
         L.append(tables.shares_table(sh))
         L.append("")
     bd = report.breakdown(groups)
-    if bd and any(matrix.variant_of(p)[0] for p in paths):
+    if bd and any(matrix.PATHS[p].get("variant") and
+                  matrix.PATHS[p]["xdpnet"] == "tc" for p in paths):
         L.append("### What the TC stage's CPU per frame is made of")
         L.append("")
         L.append("Program ns per frame of tc-minimal and xdpnet-tc (median "
@@ -238,7 +239,8 @@ def _results(doc, groups, plan_settings, L):
                  "minus that build, paired by repeat, median (min–max). "
                  "The components:")
         L.append("")
-        for v, spec in matrix.VARIANTS.items():
+        for v in matrix.TC_VARIANTS:
+            spec = matrix.VARIANTS[v]
             L.append("- **%s**: %s%s" % (v, spec["what"], (
                 " (`BPF_EXTRA=%s`)" % spec["extra"]) if spec["extra"]
                 else ""))
@@ -249,6 +251,36 @@ def _results(doc, groups, plan_settings, L):
         L.append("")
         L.append(tables.breakdown_table(bd))
         L.append("")
+    bx = report.breakdown_xdp(groups)
+    if bx and any(matrix.PATHS[p].get("variant") and
+                  matrix.PATHS[p]["xdpnet"] == "xdp" for p in paths):
+        _breakdown_xdp(bx, L)
+
+
+def _breakdown_xdp(rows, L):
+    L.append("### What the XDP stage's program time per frame is made of")
+    L.append("")
+    L.append("The XDP program's ns per run (xdp_ns: run time over runs of "
+             "the XDP programs on the test's ports) of xdp-minimal and "
+             "xdpnet-xdp (median [min–max]) and their paired ratio; the "
+             "CPU per frame of every program on the ports (prog_ns: a "
+             "frame the XDP stage hands on pays for both stages) of "
+             "tc-minimal, xdpnet-tc and xdpnet-xdp; and for each build "
+             "with one component out the XDP ns per run it saves: "
+             "xdpnet-xdp minus that build, paired by repeat, median "
+             "(min–max). xdp-minimal and the nocsum build take every "
+             "checksum as valid, so a partial one would arrive broken: "
+             "they ran only in cells whose frames carry full checksums "
+             "(offloads off, and the generator's frames of fwd64_tap); "
+             "'–' elsewhere. The components:")
+    L.append("")
+    for v in matrix.XDP_VARIANTS:
+        spec = matrix.VARIANTS[v]
+        L.append("- **%s**: %s%s" % (v, spec["what"], (
+            " (`BPF_EXTRA=%s`)" % spec["extra"]) if spec["extra"] else ""))
+    L.append("")
+    L.append(tables.breakdown_xdp_table(rows))
+    L.append("")
 
 
 VHOST_METHOD = (

@@ -58,13 +58,15 @@ PATHS = collections.OrderedDict([
                               label="xdpnet XDP stage, plain host")),
 ])
 
-# The TC stage with one component taken out (--breakdown): a build of its
-# own (make OUT=build/perf/NAME BPF_EXTRA=...; switches that exist for
-# these experiments only) or the portable datapath, attached as
-# xdpnet-tc is, on the same realistic host. What xdpnet-tc costs more than
-# a variant, paired by repeat, is what that component costs. counters:
-# False where the build counts nothing (its share bypassed comes from the
-# FORWARD chain, as tc-minimal's).
+# xdpnet with one component taken out (--breakdown for the TC stage,
+# --breakdown-xdp for the XDP stage): a build of its own (make
+# OUT=build/perf/NAME BPF_EXTRA=...; switches that exist for these
+# experiments only) or the portable datapath, attached as xdpnet-tc or
+# xdpnet-xdp is, on the same realistic host. What xdpnet costs more than a
+# variant, paired by repeat, is what that component costs. counters: False
+# where the build counts nothing (its share bypassed comes from the
+# FORWARD chain, as tc-minimal's). csum_blind: the build takes every
+# checksum as valid (as xdp-minimal, above).
 VARIANTS = collections.OrderedDict([
     ("nostats", dict(extra="-DXN_PERF_NOSTATS", env={}, counters=False,
                      what="per-CPU counters (the verdict's and the "
@@ -95,17 +97,32 @@ VARIANTS = collections.OrderedDict([
                   what="counters, clock, live reads and MTU check out: "
                   "what is left is parsing and the cache entry's lookup "
                   "and checks")),
+    # The XDP stage only.
+    ("nocsum", dict(extra="-DXN_PERF_NOCSUM", env={}, counters=True,
+                    csum_blind=True,
+                    what="the XDP stage's checksum proof (every checksum "
+                    "taken as valid: partial ones would arrive broken, so "
+                    "it runs only where frames carry full checksums)")),
 ])
-for _v, _s in VARIANTS.items():
-    PATHS["xdpnet-tc-" + _v] = dict(
-        _P, kind="bridge", nf=True, xdpnet="tc", variant=_v,
-        label="xdpnet TC stage without the %s (%s; same realistic host)"
-        % (_v, _s["what"]))
+TC_VARIANTS = ["nostats", "noclock", "portable", "noegress", "nonf", "nomtu",
+               "nocache", "bare"]
+XDP_VARIANTS = ["nostats", "noclock", "portable", "noegress", "nonf",
+                "nocache", "nocsum"]
+for _stage, _names in (("tc", TC_VARIANTS), ("xdp", XDP_VARIANTS)):
+    for _v in _names:
+        _s = VARIANTS[_v]
+        PATHS["xdpnet-%s-%s" % (_stage, _v)] = dict(
+            _P, kind="bridge", nf=True, xdpnet=_stage, variant=_v,
+            csum_blind=_s.get("csum_blind", False),
+            label="xdpnet %s stage without the %s (%s; same realistic host)"
+            % (_stage.upper(), _v, _s["what"]))
 
 DEFAULT_PATHS = ["direct", "bridge", "bridge-nf", "tc-minimal", "xdpnet-tc",
                  "xdpnet-xdp"]
 BREAKDOWN_PATHS = ["tc-minimal", "xdpnet-tc"] + \
-    ["xdpnet-tc-" + v for v in VARIANTS]
+    ["xdpnet-tc-" + v for v in TC_VARIANTS]
+BREAKDOWN_XDP_PATHS = ["xdp-minimal", "tc-minimal", "xdpnet-tc",
+                       "xdpnet-xdp"] + ["xdpnet-xdp-" + v for v in XDP_VARIANTS]
 # --topology vhost: vm->vm between two user-space vhost-net "VMs"
 # (scripts/bench_tools/xnb_vhost) on taps of one bridge; no direct pair.
 VHOST_PATHS = ["bridge", "bridge-nf", "tc-minimal", "xdp-minimal",
@@ -208,7 +225,8 @@ BETTER = {
     "switch_ns": "lower", "recv_ns": "lower", "total_ns": "lower",
     "delivered_kpps": "higher", "offered_kpps": "higher", "errors": "lower",
     "prog_ns": "lower", "sent_kpps": "higher", "cpu_ns": "lower",
-    "vhost_ns": "lower", "machine_ns": "lower",
+    "vhost_ns": "lower", "machine_ns": "lower", "xdp_ns": "lower",
+    "tc_ns": "lower",
 }
 
 UNITS = {
@@ -219,7 +237,7 @@ UNITS = {
     "recv_ns": "ns/pkt", "total_ns": "ns/pkt", "delivered_kpps": "kpps",
     "offered_kpps": "kpps", "errors": "", "prog_ns": "ns/frame",
     "sent_kpps": "kpps", "cpu_ns": "ns/frame", "vhost_ns": "ns/frame",
-    "machine_ns": "ns/frame",
+    "machine_ns": "ns/frame", "xdp_ns": "ns/run", "tc_ns": "ns/run",
 }
 
 DIRECTIONS = ("vm-vm", "host-vm", "vm-host")
@@ -336,6 +354,26 @@ PROFILES["breakdown"] = {
     "paths": BREAKDOWN_PATHS,
     "plan": [(s, [i for i in items if i.direction == "vm-vm"])
              for s, items in PROFILES["targets"]["plan"]],
+}
+# What the XDP stage's program time per frame is made of (--breakdown-xdp):
+# the tap cells (taps are where the XDP stage runs), with partial
+# checksums (offloads on) and full ones (off), and 64 B frames written
+# into a tap; xdp-minimal, tc-minimal, both stages and the XDP stage
+# without each component (XDP_VARIANTS). xdp-minimal and the nocsum build
+# take every checksum as valid: they run only where frames carry full
+# ones (tap/off, fwd64_tap).
+PROFILES["breakdown-xdp"] = {
+    "repeats": 7,
+    "durations": PROFILES["targets"]["durations"],
+    "paths": BREAKDOWN_XDP_PATHS,
+    "plan": [
+        (Setting("veth", "on", 1500), [Item("fwd64_tap", 64, "vm-vm")]),
+        (Setting("tap", "on", 1500),
+         _stream(["tx"]) + [Item("tcp_rr", 64, "vm-vm"),
+                            Item("udp_rr", 64, "vm-vm")]),
+        (Setting("tap", "off", 1500),
+         _stream(["tx"]) + [Item("udp_rr", 64, "vm-vm")]),
+    ],
 }
 PROFILES.update({
     # Under 10 minutes (make demo): one cell of each target's kind, 3

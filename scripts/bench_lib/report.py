@@ -13,6 +13,9 @@ METRICS = ["gbps", "sent_gbps", "retransmits", "rx_kpps", "tx_kpps",
            "fwd_kpps", "delivered_kpps", "offered_kpps", "switch_ns",
            "recv_ns", "total_ns", "errors", "prog_ns", "sent_kpps",
            "cpu_ns", "vhost_ns", "machine_ns"]
+# Each hook's program time per run (from the record's "prog"; in
+# cells.csv as they are in every record).
+HOOK_METRICS = ["xdp_ns", "tc_ns"]
 
 REFS = matrix.REFS
 
@@ -59,14 +62,19 @@ def aggregate(records):
             g["host"] += 1
         else:
             g["valid"] += 1
-        g["by_rep"][r["rep"]] = r.get("metrics") or {}
+        m = dict(r.get("metrics") or {})
+        # Each hook's program time per run (parse.prog_cost()).
+        for h in ("xdp_ns", "tc_ns"):
+            if m.get(h) is None and (r.get("prog") or {}).get(h) is not None:
+                m[h] = r["prog"][h]
+        g["by_rep"][r["rep"]] = m
         fp = r.get("fastpath")
         if fp and fp.get("share") is not None:
             g["fastpath"].append(fp["share"])
             g["xdp_share"].append(fp.get("xdp_share") or 0.0)
     for g in groups.values():
         g["metrics"] = {}
-        for m in METRICS:
+        for m in METRICS + HOOK_METRICS:
             vals = [rm.get(m) for rm in g["by_rep"].values()
                     if rm.get(m) is not None]
             if vals:
@@ -163,7 +171,7 @@ def breakdown(groups):
         ref = ratios(groups, key, "prog_ns", [])  # no 'direct' needed
         mk = key._replace(path="tc-minimal")
         saved = collections.OrderedDict()
-        for v in matrix.VARIANTS:
+        for v in matrix.TC_VARIANTS:
             saved[v] = paired_diff(groups, key, "xdpnet-tc-" + v)
         bare = key._replace(path="xdpnet-tc-bare")
         out.append({
@@ -171,6 +179,45 @@ def breakdown(groups):
             "minimal": groups.get(mk, {}).get("metrics", {}).get("prog_ns"),
             "ratio": ref.get("tc-minimal"), "saved": saved,
             "bare_minus_minimal": paired_diff(groups, bare, "tc-minimal")})
+    return out
+
+
+def breakdown_xdp(groups):
+    """What xdpnet-xdp's XDP program time per frame is made of, per
+    (setting, item) it was measured in: its xdp_ns (parse.prog_cost())
+    and xdp-minimal's, their paired ratio, the programs' CPU per frame
+    of tc-minimal, xdpnet-tc and xdpnet-xdp (both stages), and for each
+    XDP breakdown variant the XDP ns per frame the variant saves
+    (xdpnet-xdp minus the variant, paired by repeat; None where it did
+    not run)."""
+    out = []
+    for row in _items_in_order(groups):
+        key = GroupKey(*row, path="xdpnet-xdp")
+        g = groups.get(key)
+        if not g or "xdp_ns" not in g["metrics"]:
+            continue
+        mk = key._replace(path="xdp-minimal")
+        paired = []
+        for rep, m in sorted(g["by_rep"].items()):
+            rm = groups.get(mk, {}).get("by_rep", {}).get(rep) or {}
+            pr = stats.ratio(m.get("xdp_ns"), rm.get("xdp_ns"))
+            if pr is not None:
+                paired.append(pr)
+
+        def prog(path, metric="prog_ns"):
+            return groups.get(key._replace(path=path), {}) \
+                .get("metrics", {}).get(metric)
+
+        out.append({
+            "row": row, "xdpnet": g["metrics"]["xdp_ns"],
+            "minimal": prog("xdp-minimal", "xdp_ns"),
+            "ratio": stats.paired(paired) if paired else None,
+            "prog": collections.OrderedDict(
+                (p, prog(p)) for p in ("tc-minimal", "xdpnet-tc",
+                                       "xdpnet-xdp")),
+            "saved": collections.OrderedDict(
+                (v, paired_diff(groups, key, "xdpnet-xdp-" + v, "xdp_ns"))
+                for v in matrix.XDP_VARIANTS)})
     return out
 
 

@@ -246,15 +246,35 @@ def breakdown_table(rows):
         return ""
     head = ["setting: test", "tc-minimal ns", "xdpnet-tc ns",
             "÷ tc-minimal"] + \
-        ["− %s" % v for v in matrix.VARIANTS] + ["bare − tc-minimal"]
+        ["− %s" % v for v in matrix.TC_VARIANTS] + ["bare − tc-minimal"]
     out = []
     for b in rows:
         out.append([report._label(b["row"]),
                     fmt_summary(b["minimal"], "prog_ns"),
                     fmt_summary(b["xdpnet"], "prog_ns"),
                     fmt_ratio(b["ratio"])] +
-                   [_fmt_diff(b["saved"][v]) for v in matrix.VARIANTS] +
+                   [_fmt_diff(b["saved"][v]) for v in matrix.TC_VARIANTS] +
                    [_fmt_diff(b["bare_minus_minimal"])])
+    return _md(head, out)
+
+
+def breakdown_xdp_table(rows):
+    """report.breakdown_xdp() as markdown: a row per cell."""
+    if not rows:
+        return ""
+    head = ["setting: test", "xdp-minimal XDP ns", "xdpnet-xdp XDP ns",
+            "÷ xdp-minimal"] + \
+        ["prog ns %s" % p for p in ("tc-minimal", "xdpnet-tc",
+                                    "xdpnet-xdp")] + \
+        ["− %s" % v for v in matrix.XDP_VARIANTS]
+    out = []
+    for b in rows:
+        out.append([report._label(b["row"]),
+                    fmt_summary(b["minimal"], "xdp_ns"),
+                    fmt_summary(b["xdpnet"], "xdp_ns"),
+                    fmt_ratio(b["ratio"])] +
+                   [fmt_summary(v, "prog_ns") for v in b["prog"].values()] +
+                   [_fmt_diff(b["saved"][v]) for v in matrix.XDP_VARIANTS])
     return _md(head, out)
 
 

@@ -136,7 +136,9 @@ class Order(unittest.TestCase):
                 if i.direction == "vm-vm"}
         self.assertEqual({(c.setting, c.item) for c in cl}, want)
         self.assertGreaterEqual(prof["repeats"], 7)
-        for v, spec in matrix.VARIANTS.items():
+        self.assertNotIn("nocsum", matrix.TC_VARIANTS)
+        for v in matrix.TC_VARIANTS:
+            spec = matrix.VARIANTS[v]
             p = "xdpnet-tc-" + v
             self.assertIn(p, prof["paths"])
             self.assertEqual(matrix.variant_of(p), (v, spec))
@@ -150,6 +152,49 @@ class Order(unittest.TestCase):
         self.assertTrue(matrix.counts("xdpnet-tc"))
         self.assertFalse(matrix.counts("tc-minimal"))
         self.assertEqual(matrix.variant_of("xdpnet-tc"), (None, None))
+
+    def test_breakdown_xdp(self):
+        """The XDP stage's breakdown: the tap cells (offloads on and off)
+        and fwd64_tap; xdp-minimal, tc-minimal, both stages and a build of
+        the XDP stage without each component; the builds that take every
+        checksum as valid only where frames carry full ones."""
+        prof = matrix.PROFILES["breakdown-xdp"]
+        self.assertEqual(prof["paths"], matrix.BREAKDOWN_XDP_PATHS)
+        self.assertGreaterEqual(prof["repeats"], 7)
+        for p in ("xdp-minimal", "tc-minimal", "xdpnet-tc", "xdpnet-xdp"):
+            self.assertIn(p, prof["paths"])
+        self.assertEqual(matrix.XDP_VARIANTS,
+                         ["nostats", "noclock", "portable", "noegress",
+                          "nonf", "nocache", "nocsum"])
+        for v in matrix.XDP_VARIANTS:
+            p = "xdpnet-xdp-" + v
+            self.assertIn(p, prof["paths"])
+            self.assertEqual(matrix.PATHS[p]["xdpnet"], "xdp")
+            self.assertEqual(matrix.variant_of(p), (v, matrix.VARIANTS[v]))
+        self.assertEqual(matrix.VARIANTS["nocsum"]["extra"],
+                         "-DXN_PERF_NOCSUM")
+        cl = matrix.build_cells(prof["plan"], prof["paths"],
+                                prof["repeats"])
+        kinds = {(c.setting.standin, c.setting.offloads, c.item.test)
+                 for c in cl}
+        self.assertEqual(kinds, {("tap", "on", "tcp_stream"),
+                                 ("tap", "on", "tcp_rr"),
+                                 ("tap", "on", "udp_rr"),
+                                 ("tap", "off", "tcp_stream"),
+                                 ("tap", "off", "udp_rr"),
+                                 ("veth", "on", "fwd64_tap")})
+        for blind in ("xdp-minimal", "xdpnet-xdp-nocsum"):
+            self.assertTrue(matrix.PATHS[blind]["csum_blind"])
+            self.assertEqual({(c.setting.offloads, c.item.test) for c in cl
+                              if c.path == blind},
+                             {("off", "tcp_stream"), ("off", "udp_rr"),
+                              ("on", "fwd64_tap")}, blind)
+        for p in prof["paths"]:
+            if not matrix.PATHS[p].get("csum_blind"):
+                self.assertEqual(len([c for c in cl if c.path == p]),
+                                 6 * prof["repeats"], p)
+        est = matrix.estimate_seconds(cl, prof["durations"])
+        self.assertLess(est, 40 * 60)
 
     def test_partial_checksums(self):
         on, off = matrix.Setting("tap", "on", 1500), \

@@ -315,6 +315,72 @@ class Breakdown(unittest.TestCase):
         self.assertEqual(tables.breakdown_table([]), "")
 
 
+class BreakdownXdp(unittest.TestCase):
+    TAP_ON = matrix.Setting("tap", "on", 1500)
+
+    def recs(self, setting, with_blind):
+        """7 repeats of udp_rr: xdpnet-xdp's XDP ns drifts, each variant a
+        fixed amount below it in the same repeat."""
+        full = [300, 340, 320, 360, 310, 350, 330]
+        less = {"nostats": 12, "noclock": 3, "portable": 25, "noegress": 8,
+                "nonf": 4, "nocache": -20, "nocsum": 90}
+        xdp = {"xdpnet-xdp": full}
+        for v, d in less.items():
+            if v != "nocsum" or with_blind:
+                xdp["xdpnet-xdp-" + v] = [x - d for x in full]
+        if with_blind:
+            xdp["xdp-minimal"] = [100, 110, 105, 120, 100, 115, 110]
+        out = []
+        n = 0
+        for rep in range(1, 8):
+            for path in ["tc-minimal", "xdpnet-tc"] + list(xdp):
+                r = rec(n, setting, "udp_rr", path, rep,
+                        {"p50_us": 30.0, "prog_ns": 400.0 + rep},
+                        variant="64")
+                if path in xdp:
+                    # As cells.py records it: parse.prog_cost()'s result.
+                    r["prog"] = {"xdp_ns": float(xdp[path][rep - 1]),
+                                 "tc_ns": 200.0, "frames": 1000}
+                out.append(r)
+                n += 1
+        return out, less
+
+    def test_saved_per_component(self):
+        recs, less = self.recs(TAP_OFF, True)
+        bx = report.breakdown_xdp(report.aggregate(recs))
+        self.assertEqual(len(bx), 1)
+        b = bx[0]
+        self.assertEqual(b["xdpnet"]["median"], 330)
+        self.assertEqual(b["minimal"]["median"], 110)
+        # The median of the per-repeat ratios: 350 / 115 in repeat 6.
+        self.assertAlmostEqual(b["ratio"]["ratio"], 350 / 115)
+        for v, d in less.items():
+            self.assertEqual(b["saved"][v]["ratio"], d, v)
+            self.assertEqual(b["saved"][v]["n"], 7, v)
+        self.assertEqual(b["prog"]["tc-minimal"]["median"], 404.0)
+        md = tables.breakdown_xdp_table(bx)
+        self.assertIn("− nocsum", md.splitlines()[0])
+        self.assertIn("| 90 (90–90) |", md)
+        self.assertIn("| -20 (-20–-20) |", md)
+        self.assertIn("| 110 [100–120] |", md)
+        lines = md.splitlines()
+        self.assertTrue(all(ln.count("|") == lines[0].count("|")
+                            for ln in lines))
+
+    def test_partial_checksums_leave_the_blind_ones_out(self):
+        recs, _ = self.recs(self.TAP_ON, False)
+        b = report.breakdown_xdp(report.aggregate(recs))[0]
+        self.assertIsNone(b["saved"]["nocsum"])
+        self.assertIsNone(b["minimal"])
+        self.assertIsNone(b["ratio"])
+        md = tables.breakdown_xdp_table([b])
+        row = md.splitlines()[2]
+        self.assertTrue(row.endswith("| – |"), row)
+        self.assertEqual(report.breakdown_xdp(report.aggregate(
+            stream_records())), [])
+        self.assertEqual(tables.breakdown_xdp_table([]), "")
+
+
 class Shares(unittest.TestCase):
     def recs(self):
         """3 repeats of tcp_rr on taps, xdpnet-xdp: the XDP stage carries
