@@ -195,26 +195,62 @@ TESTS = collections.OrderedDict([
     # --topology vhost: frames from one xnb_vhost "VM" to another through
     # vhost-net (tun_xdp_one() batches where a frame fits a page), what
     # the receiver verified and counted; CPU per delivered frame of both
-    # processes and their vhost workers.
+    # processes and their vhost workers. csum: the checksums the frames
+    # leave the sender with (xnb_vhost --csum): full, as a guest with tx
+    # checksumming off sends them, or partial (NEEDS_CSUM), as a default
+    # guest does. partial: non-GSO frames with partial checksums reach
+    # the XDP hook (partial_csums()).
     ("vhost_pps", {"metric": "delivered_kpps", "better": "higher",
-                   "unit": "kpps",
+                   "unit": "kpps", "csum": "full", "partial": False,
                    "extra": ["sent_kpps", "loss_pct", "cpu_ns", "vhost_ns",
                              "machine_ns", "prog_ns"],
                    "title": "UDP frames of a given size through vhost-net, "
-                   "flat out (xnb_vhost send -> recv), delivered"}),
+                   "full checksums, flat out (xnb_vhost send -> recv), "
+                   "delivered"}),
+    ("vhost_pps_partial", {"metric": "delivered_kpps", "better": "higher",
+                           "unit": "kpps", "csum": "partial",
+                           "partial": True,
+                           "extra": ["sent_kpps", "loss_pct", "cpu_ns",
+                                     "vhost_ns", "machine_ns", "prog_ns"],
+                           "title": "UDP frames of a given size through "
+                           "vhost-net, partial checksums (a default "
+                           "guest), flat out, delivered"}),
     ("vhost_gso", {"metric": "gbps", "better": "higher", "unit": "Gbit/s",
+                   "csum": "partial", "partial": False,
                    "extra": ["sent_gbps", "loss_pct", "cpu_ns", "vhost_ns",
                              "machine_ns", "prog_ns"],
                    "title": "TCP GSO frames of 64 KB through vhost-net, flat "
                    "out (xnb_vhost send --gso -> recv), delivered"}),
+    # A TCP flow as a default Linux guest sends it: TSO frames of 64 KB
+    # (variant tso) or 1,518 B segments (notso, the sender's TSO off),
+    # partial checksums, and every frame answered by a 54 B ACK with a
+    # partial checksum (xnb_vhost recv --ack 1, send --acks).
+    ("vhost_tcp", {"metric": "gbps", "better": "higher", "unit": "Gbit/s",
+                   "csum": "partial", "partial": True,
+                   "extra": ["sent_gbps", "loss_pct", "cpu_ns", "vhost_ns",
+                             "machine_ns", "prog_ns"],
+                   "title": "TCP as a default guest sends it through "
+                   "vhost-net: TSO frames (tso) or 1,518 B segments "
+                   "(notso) one way, partial checksums, a 54 B ACK with a "
+                   "partial checksum back for each, delivered"}),
     ("vhost_rr", {"metric": "p50_us", "better": "lower", "unit": "us",
+                  "csum": "full", "partial": False,
                   "extra": ["p99_us", "mean_us", "tps", "cpu_ns",
                             "vhost_ns", "prog_ns"],
                   "title": "UDP request/response through vhost-net, 64 B "
-                  "frames (xnb_vhost rr -> echo)"}),
+                  "frames, full checksums (xnb_vhost rr -> echo)"}),
+    ("vhost_rr_partial", {"metric": "p50_us", "better": "lower",
+                          "unit": "us", "csum": "partial", "partial": True,
+                          "extra": ["p99_us", "mean_us", "tps", "cpu_ns",
+                                    "vhost_ns", "prog_ns"],
+                          "title": "UDP request/response through vhost-net, "
+                          "64 B frames, partial checksums (a default "
+                          "guest)"}),
 ])
 FWD_TESTS = ("fwd64", "fwd64_tap")
-VHOST_TESTS = ("vhost_pps", "vhost_gso", "vhost_rr")
+VHOST_TESTS = ("vhost_pps", "vhost_pps_partial", "vhost_gso", "vhost_tcp",
+               "vhost_rr", "vhost_rr_partial")
+RR_TESTS = ("tcp_rr", "udp_rr", "vhost_rr", "vhost_rr_partial")
 
 # Which way is better, for every figure a test produces.
 BETTER = {
@@ -471,8 +507,14 @@ VM_PROFILES = {
 # (a 1,500 B IP packet), sizes on the wire with the FCS; GSO bulk; RR.
 VHOST_SETTING = Setting("vhost", "on", 1500)
 VHOST_ITEMS = [Item("vhost_pps", 64, "vm-vm"), Item("vhost_pps", 1518, "vm-vm"),
-               Item("vhost_gso", 1448, "vm-vm"), Item("vhost_rr", 64, "vm-vm")]
-_VHOST_DUR = {"vhost_pps": 3, "vhost_gso": 3, "vhost_rr": 3}
+               Item("vhost_pps_partial", 64, "vm-vm"),
+               Item("vhost_pps_partial", 1518, "vm-vm"),
+               Item("vhost_gso", 1448, "vm-vm"),
+               Item("vhost_tcp", "tso", "vm-vm"),
+               Item("vhost_tcp", "notso", "vm-vm"),
+               Item("vhost_rr", 64, "vm-vm"),
+               Item("vhost_rr_partial", 64, "vm-vm")]
+_VHOST_DUR = {t: 3 for t in VHOST_TESTS}
 VHOST_PROFILES = {
     "full": {"repeats": 7, "durations": _VHOST_DUR, "paths": VHOST_PATHS,
              "plan": [(VHOST_SETTING, VHOST_ITEMS)]},
@@ -489,7 +531,8 @@ VHOST_PROFILES = {
 # sockperf's client sleeps 2 s before every test.
 OVERHEAD = {"tcp_stream": 0.45, "udp": 0.7, "tcp_rr": 2.35, "udp_rr": 2.35,
             "tcp_crr": 0.15, "fwd64": 1.0, "fwd64_tap": 0.6,
-            "vhost_pps": 1.5, "vhost_gso": 1.5, "vhost_rr": 1.0}
+            "vhost_pps": 1.5, "vhost_pps_partial": 1.5, "vhost_gso": 1.5,
+            "vhost_tcp": 1.5, "vhost_rr": 1.0, "vhost_rr_partial": 1.0}
 SWITCH_COST = {"path": 0.4, "setting": 4.0}
 
 

@@ -262,6 +262,22 @@ class Targets(unittest.TestCase):
         self.assertEqual(st[("V4", "xdpnet-tc")], "met")
         self.assertEqual(st[("V5", "xdpnet-xdp")], "MISSED")
         self.assertEqual(st[("V4", "xdpnet-xdp")], "MISSED")  # slower
+        # Partial checksums and the TCP cells: "no cell below" and the
+        # RR target hold for them too; the 64 B targets stay on full ones.
+        part = seven({"bridge": [100.0] * 7, "xdpnet-xdp": [230.0] * 7},
+                     test="vhost_pps_partial", metric="delivered_kpps",
+                     setting=vh, variant=64)
+        self.assertEqual({r["target"] for r in self.rows(part)}, {"V4"})
+        tcp = seven({"bridge": [10.0] * 7, "xdpnet-xdp": [9.0] * 7},
+                    test="vhost_tcp", metric="gbps", setting=vh,
+                    variant="tso")
+        self.assertEqual({r["target"]: r["status"] for r in self.rows(tcp)},
+                         {"V4": "MISSED"})
+        rrp = seven({"bridge": [100.0] * 7, "xdpnet-tc": [75.0] * 7},
+                    test="vhost_rr_partial", metric="p50_us", setting=vh,
+                    variant=64)
+        self.assertEqual({r["target"]: r["status"] for r in self.rows(rrp)},
+                         {"V4": "met", "V5": "met"})
 
     def test_too_few_repeats_give_no_verdict(self):
         rows = report.evaluate_targets(report.aggregate(stream_records()),
