@@ -239,12 +239,7 @@ def _results(doc, groups, plan_settings, L):
                  "minus that build, paired by repeat, median (min–max). "
                  "The components:")
         L.append("")
-        for v in matrix.TC_VARIANTS:
-            spec = matrix.VARIANTS[v]
-            L.append("- **%s**: %s%s" % (v, spec["what"], (
-                " (`BPF_EXTRA=%s`)" % spec["extra"]) if spec["extra"]
-                else ""))
-        L.append("")
+        _components(matrix.TC_VARIANTS, L)
         L.append("The last column is what is left against tc-minimal "
                  "when the counters, the clock, the live reads and the MTU "
                  "check are out (xdpnet-tc-bare minus tc-minimal).")
@@ -255,6 +250,15 @@ def _results(doc, groups, plan_settings, L):
     if bx and any(matrix.PATHS[p].get("variant") and
                   matrix.PATHS[p]["xdpnet"] == "xdp" for p in paths):
         _breakdown_xdp(bx, L)
+
+
+def _components(variants, L):
+    """The breakdown builds' list: what each takes out, and how."""
+    for v in variants:
+        spec = matrix.VARIANTS[v]
+        L.append("- **%s**: %s%s" % (v, spec["what"], (
+            " (`BPF_EXTRA=%s`)" % spec["extra"]) if spec["extra"] else ""))
+    L.append("")
 
 
 def _breakdown_xdp(rows, L):
@@ -274,11 +278,7 @@ def _breakdown_xdp(rows, L):
              "(offloads off, and the generator's frames of fwd64_tap); "
              "'–' elsewhere. The components:")
     L.append("")
-    for v in matrix.XDP_VARIANTS:
-        spec = matrix.VARIANTS[v]
-        L.append("- **%s**: %s%s" % (v, spec["what"], (
-            " (`BPF_EXTRA=%s`)" % spec["extra"]) if spec["extra"] else ""))
-    L.append("")
+    _components(matrix.XDP_VARIANTS, L)
     L.append(tables.breakdown_xdp_table(rows))
     L.append("")
 

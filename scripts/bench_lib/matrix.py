@@ -162,6 +162,27 @@ def is_bpf(path):
 
 # ---------------------------------------------------------------- tests
 
+# --topology vhost's UDP frames and RR with full checksums, GSO bulk; the
+# same with partial checksums and TCP with ACKs below (TESTS).
+_VHOST_GSO = {"metric": "gbps", "better": "higher", "unit": "Gbit/s",
+              "csum": "partial", "partial": False,
+              "extra": ["sent_gbps", "loss_pct", "cpu_ns", "vhost_ns",
+                        "machine_ns", "prog_ns"],
+              "title": "TCP GSO frames of 64 KB through vhost-net, flat out "
+              "(xnb_vhost send --gso -> recv), delivered"}
+_VHOST_PPS = {"metric": "delivered_kpps", "better": "higher", "unit": "kpps",
+              "csum": "full", "partial": False,
+              "extra": ["sent_kpps", "loss_pct", "cpu_ns", "vhost_ns",
+                        "machine_ns", "prog_ns"],
+              "title": "UDP frames of a given size through vhost-net, full "
+              "checksums, flat out (xnb_vhost send -> recv), delivered"}
+_VHOST_RR = {"metric": "p50_us", "better": "lower", "unit": "us",
+             "csum": "full", "partial": False,
+             "extra": ["p99_us", "mean_us", "tps", "cpu_ns", "vhost_ns",
+                       "prog_ns"],
+             "title": "UDP request/response through vhost-net, 64 B frames, "
+             "full checksums (xnb_vhost rr -> echo)"}
+
 # metric: the headline figure; better: which way is better; extra: other
 # figures kept in the CSV and the report.
 TESTS = collections.OrderedDict([
@@ -200,52 +221,27 @@ TESTS = collections.OrderedDict([
     # checksumming off sends them, or partial (NEEDS_CSUM), as a default
     # guest does. partial: non-GSO frames with partial checksums reach
     # the XDP hook (partial_csums()).
-    ("vhost_pps", {"metric": "delivered_kpps", "better": "higher",
-                   "unit": "kpps", "csum": "full", "partial": False,
-                   "extra": ["sent_kpps", "loss_pct", "cpu_ns", "vhost_ns",
-                             "machine_ns", "prog_ns"],
-                   "title": "UDP frames of a given size through vhost-net, "
-                   "full checksums, flat out (xnb_vhost send -> recv), "
-                   "delivered"}),
-    ("vhost_pps_partial", {"metric": "delivered_kpps", "better": "higher",
-                           "unit": "kpps", "csum": "partial",
-                           "partial": True,
-                           "extra": ["sent_kpps", "loss_pct", "cpu_ns",
-                                     "vhost_ns", "machine_ns", "prog_ns"],
-                           "title": "UDP frames of a given size through "
-                           "vhost-net, partial checksums (a default "
-                           "guest), flat out, delivered"}),
-    ("vhost_gso", {"metric": "gbps", "better": "higher", "unit": "Gbit/s",
-                   "csum": "partial", "partial": False,
-                   "extra": ["sent_gbps", "loss_pct", "cpu_ns", "vhost_ns",
-                             "machine_ns", "prog_ns"],
-                   "title": "TCP GSO frames of 64 KB through vhost-net, flat "
-                   "out (xnb_vhost send --gso -> recv), delivered"}),
+    ("vhost_pps", _VHOST_PPS),
+    ("vhost_pps_partial", dict(
+        _VHOST_PPS, csum="partial", partial=True,
+        title="UDP frames of a given size through vhost-net, partial "
+        "checksums (a default guest), flat out, delivered")),
+    ("vhost_gso", _VHOST_GSO),
     # A TCP flow as a default Linux guest sends it: TSO frames of 64 KB
     # (variant tso) or 1,518 B segments (notso, the sender's TSO off),
     # partial checksums, and every frame answered by a 54 B ACK with a
     # partial checksum (xnb_vhost recv --ack 1, send --acks).
-    ("vhost_tcp", {"metric": "gbps", "better": "higher", "unit": "Gbit/s",
-                   "csum": "partial", "partial": True,
-                   "extra": ["sent_gbps", "loss_pct", "cpu_ns", "vhost_ns",
-                             "machine_ns", "prog_ns"],
-                   "title": "TCP as a default guest sends it through "
-                   "vhost-net: TSO frames (tso) or 1,518 B segments "
-                   "(notso) one way, partial checksums, a 54 B ACK with a "
-                   "partial checksum back for each, delivered"}),
-    ("vhost_rr", {"metric": "p50_us", "better": "lower", "unit": "us",
-                  "csum": "full", "partial": False,
-                  "extra": ["p99_us", "mean_us", "tps", "cpu_ns",
-                            "vhost_ns", "prog_ns"],
-                  "title": "UDP request/response through vhost-net, 64 B "
-                  "frames, full checksums (xnb_vhost rr -> echo)"}),
-    ("vhost_rr_partial", {"metric": "p50_us", "better": "lower",
-                          "unit": "us", "csum": "partial", "partial": True,
-                          "extra": ["p99_us", "mean_us", "tps", "cpu_ns",
-                                    "vhost_ns", "prog_ns"],
-                          "title": "UDP request/response through vhost-net, "
-                          "64 B frames, partial checksums (a default "
-                          "guest)"}),
+    ("vhost_tcp", dict(
+        _VHOST_GSO, partial=True,
+        title="TCP as a default guest sends it through vhost-net: TSO "
+        "frames (tso) or 1,518 B segments (notso) one way, partial "
+        "checksums, a 54 B ACK with a partial checksum back for each, "
+        "delivered")),
+    ("vhost_rr", _VHOST_RR),
+    ("vhost_rr_partial", dict(
+        _VHOST_RR, csum="partial", partial=True,
+        title="UDP request/response through vhost-net, 64 B frames, "
+        "partial checksums (a default guest)")),
 ])
 FWD_TESTS = ("fwd64", "fwd64_tap")
 VHOST_TESTS = ("vhost_pps", "vhost_pps_partial", "vhost_gso", "vhost_tcp",
