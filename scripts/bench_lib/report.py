@@ -126,22 +126,31 @@ def ratios(groups, key, metric, plan_settings):
     for ref in refs_for(key.path):
         rk = reference_key(key, ref, plan_settings)
         rg = groups.get(rk)
-        if not rg or metric not in rg["metrics"]:
-            continue
-        paired = []
-        for rep, m in sorted(g["by_rep"].items()):
-            rm = rg["by_rep"].get(rep)
-            if rm and m.get(metric) is not None:
-                pr = stats.ratio(m[metric], rm.get(metric))
-                if pr is not None:
-                    paired.append(pr)
-        if not paired:
-            continue
-        r = stats.paired(paired)
-        r["of_medians"] = stats.ratio(g["metrics"][metric]["median"],
-                                      rg["metrics"][metric]["median"])
-        res[ref] = r
+        r = paired_ratio(g, rg, metric)
+        if r:
+            res[ref] = r
     return res
+
+
+def paired_ratio(g, rg, metric):
+    """stats.paired() of group g's figure over group rg's, repeat by repeat
+    (both valid), with 'of_medians'; None without a pair."""
+    if not g or not rg or metric not in g["metrics"] or \
+            metric not in rg["metrics"]:
+        return None
+    paired = []
+    for rep, m in sorted(g["by_rep"].items()):
+        rm = rg["by_rep"].get(rep)
+        if rm and m.get(metric) is not None:
+            pr = stats.ratio(m[metric], rm.get(metric))
+            if pr is not None:
+                paired.append(pr)
+    if not paired:
+        return None
+    r = stats.paired(paired)
+    r["of_medians"] = stats.ratio(g["metrics"][metric]["median"],
+                                  rg["metrics"][metric]["median"])
+    return r
 
 
 def paired_diff(groups, key, other_path, metric="prog_ns"):
@@ -274,6 +283,8 @@ def _vv(k):
 # missed when all of it is on the bad side, inconclusive otherwise.
 # 'not-worse' ("no cell below"): a cell counts as below only when its
 # whole interval is; else it is met.
+X1_DESC = ("tap, offloads on: --mode xdp against --mode tc: throughput not "
+           "below, RR p50 not slower, CPU per frame <= 1.1x")
 TARGETS = [
     ("T1", "per-packet TCP (veth, offloads off): xdpnet-tc >= 0.97x "
      "tc-minimal", ("xdpnet-tc",),
@@ -308,6 +319,32 @@ TARGETS = [
     # --topology vhost (issue 31): frames through real vhost-net. V1-V3
     # on the full-checksum frames they were set for; V4 and V5 on every
     # cell of their kind, partial checksums too.
+    # Issue 45: what default guests send. X1 on the tap cells with
+    # offloads on (partial checksums), --mode xdp against --mode tc of
+    # the same repeat; X3 and X4 the TC stage's CPU per frame against
+    # tc-minimal, on the frames it redirects (vm-vm) and on those it
+    # hands to the bridge (the host's own: host-vm, vm-host). X2 is
+    # --progtime's (progtime.py), X6 bench_scale's.
+    ("X1", X1_DESC, ("xdpnet-xdp",),
+     lambda k: k.standin == "tap" and k.offloads == "on" and
+     k.test in ("tcp_stream", "tcp_crr"), None, "xdpnet-tc", ">=", 1.0,
+     "not-worse"),
+    ("X1", X1_DESC,
+     ("xdpnet-xdp",),
+     lambda k: k.standin == "tap" and k.offloads == "on" and
+     k.test in ("tcp_rr", "udp_rr"), "p50_us", "xdpnet-tc", "<=", 1.0,
+     "not-worse"),
+    ("X1", X1_DESC,
+     ("xdpnet-xdp",),
+     lambda k: k.standin == "tap" and k.offloads == "on" and _vv(k),
+     "prog_ns", "xdpnet-tc", "<=", 1.1, "interval"),
+    ("X3", "TC stage CPU per frame <= 1.2x tc-minimal (every cell; the "
+     "median cell 1.1x)", ("xdpnet-tc",), _vv, "prog_ns", "tc-minimal",
+     "<=", 1.2, "interval"),
+    ("X4", "frames handed to the bridge (host-vm, vm-host): TC stage CPU "
+     "per frame <= 1.2x tc-minimal's pass", ("xdpnet-tc",),
+     lambda k: not _vv(k), "prog_ns", "tc-minimal", "<=", 1.2,
+     "interval"),
     ("V1", "vhost 64 B: XDP stage >= 2x the bridge, delivered",
      ("xdpnet-xdp",), lambda k: k.test == "vhost_pps" and k.variant == "64",
      "delivered_kpps", "bridge", ">=", 2.0, "interval"),
@@ -350,9 +387,10 @@ def evaluate_targets(groups, plan_settings):
             if paths and key.path not in paths:
                 continue
             m = metric or matrix.TESTS[key.test]["metric"]
-            r = ratios(groups, key, m, plan_settings).get(ref)
-            val = g["metrics"].get(m, {}).get("median")
             rg = groups.get(reference_key(key, ref, plan_settings))
+            r = (ratios(groups, key, m, plan_settings).get(ref)
+                 if ref in REFS else paired_ratio(g, rg, m))
+            val = g["metrics"].get(m, {}).get("median")
             refval = (rg or {}).get("metrics", {}).get(m, {}).get("median")
             if m == "prog_ns" and val is None:
                 continue  # statistics off, or a path without programs

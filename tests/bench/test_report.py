@@ -228,6 +228,43 @@ class Targets(unittest.TestCase):
         self.assertEqual(st["T6a"], "met")      # 0.90 <= 0.95
         self.assertEqual(st["T6b"], "met")      # 0.54 <= 0.8
 
+    def test_default_guest_targets(self):
+        """X1 (tap, offloads on: --mode xdp against --mode tc of the same
+        repeat), X3 and X4 (the TC stage against tc-minimal, on the frames
+        it redirects and on those it hands to the bridge)."""
+        on = matrix.Setting("tap", "on", 1500)
+        recs = seven({"tc-minimal": [9.0] * 7, "xdpnet-tc": [8.0] * 7,
+                      "xdpnet-xdp": [7.0, 7.2, 6.9, 7.1, 7.0, 7.3, 6.8]},
+                     setting=on,
+                     extra={"tc-minimal": {"prog_ns": [200] * 7},
+                            "xdpnet-tc": {"prog_ns": [300] * 7},
+                            "xdpnet-xdp": {"prog_ns": [310] * 7}})
+        st = {(r["target"], r["metric"], r["key"].path): r["status"]
+              for r in self.rows(recs)}
+        self.assertEqual(st[("X1", "gbps", "xdpnet-xdp")], "MISSED")
+        self.assertEqual(st[("X1", "prog_ns", "xdpnet-xdp")], "met")
+        self.assertEqual(st[("X3", "prog_ns", "xdpnet-tc")], "MISSED")
+        self.assertNotIn(("X1", "gbps", "xdpnet-tc"), st)
+        self.assertNotIn(("X4", "prog_ns", "xdpnet-tc"), st)
+        # Offloads off: not X1's (its frames carry full checksums).
+        off = seven({"xdpnet-tc": [8.0] * 7, "xdpnet-xdp": [7.0] * 7},
+                    setting=TAP_OFF)
+        self.assertEqual(self.rows(off, "X1"), [])
+        rr = seven({"xdpnet-tc": [50.0] * 7,
+                    "xdpnet-xdp": [45.0, 60.0, 40.0, 55.0, 48.0, 52.0, 47.0]},
+                   test="udp_rr", metric="p50_us", setting=on, variant=64)
+        self.assertEqual([r["status"] for r in self.rows(rr, "X1")],
+                         ["met"])  # not surely slower
+        host = seven({"tc-minimal": [5.0] * 7, "xdpnet-tc": [5.0] * 7},
+                     extra={"tc-minimal": {"prog_ns": [100] * 7},
+                            "xdpnet-tc": {"prog_ns": [105, 110, 115, 108,
+                                                      112, 111, 109]}})
+        for r in host:
+            r["direction"] = "host-vm"
+        st = {r["target"]: r["status"] for r in self.rows(host)
+              if r["metric"] == "prog_ns"}
+        self.assertEqual(st, {"X4": "met"})
+
     def test_vhost_targets(self):
         """V1-V5 (--topology vhost): XDP >= 2x and TC >= 1.3x the bridge
         in 64 B delivered, the XDP stage's CPU per frame within 1.1x of
