@@ -25,11 +25,12 @@
 # must take the bypass.
 #
 # The XDP stage's share tells the two boots apart: guests with checksum
-# offload send partial checksums and GSO super-frames, which the XDP stage
-# hands to the TC stage (still a bypass), so TC carries nearly all bytes;
-# with csum=off, frames are MTU-sized with complete checksums and the XDP
-# stage must carry at least half of the bytes (it carries ~99.8%; IP
-# fragments go to TC).
+# offload send bulk TCP as GSO super-frames, which the XDP stage hands to
+# the TC stage (still a bypass), so TC carries most bytes (the XDP stage
+# completes the partial checksums of the other frames, ACKs and small
+# segments); with csum=off, frames are MTU-sized with complete checksums
+# and the XDP stage must carry at least half of the bytes (it carries
+# ~99.8%; IP fragments go to TC).
 #
 # Accelerator: KVM where /dev/kvm is usable and a guest boots with it (the
 # first guest is the probe; QEMU aborts or hangs where the host's KVM cannot
