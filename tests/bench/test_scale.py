@@ -129,19 +129,23 @@ class AttachLaws(unittest.TestCase):
         self.assertIn("| 256 | 258 (258) | 2800 | 512 | 2.00 |", md)
 
 
-class Smoke(unittest.TestCase):
+class SmokeRun:
+    """A bench_scale run of ARGS in setUpClass (root, a built tree): it
+    exits 0 and writes FILES, not empty."""
+    ARGS = []
+    FILES = []
     out = None
     proc = None
 
     @classmethod
     def setUpClass(cls):
-        benchpath.precondition(TOOLS, REQUIRE, "smoke run")
+        benchpath.precondition(TOOLS, REQUIRE, " ".join(cls.ARGS) + " run")
         cls.out = tempfile.mkdtemp(prefix="xns-smoke.")
         py = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") \
             else sys.executable
         cls.proc = subprocess.run(
-            [py, os.path.join(ROOT, "scripts", "bench_scale"), "--smoke",
-             "--out", cls.out], cwd=ROOT, stdout=subprocess.PIPE,
+            [py, os.path.join(ROOT, "scripts", "bench_scale")] + cls.ARGS +
+            ["--out", cls.out], cwd=ROOT, stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT, text=True, timeout=900)
         sys.stdout.write("".join("# " + ln + "\n" for ln in
                                  cls.proc.stdout.splitlines()[-15:]))
@@ -155,11 +159,23 @@ class Smoke(unittest.TestCase):
         self.assertEqual(self.proc.returncode, 0, self.proc.stdout[-2000:])
 
     def test_files(self):
-        for f in ("scale.json", "scale.md", "plots/ports.png",
-                  "plots/occupancy.png", "plots/bridges.png"):
+        for f in self.FILES:
             p = os.path.join(self.out, f)
             self.assertTrue(os.path.isfile(p), f)
             self.assertGreater(os.path.getsize(p), 0, f)
+
+    def test_left_nothing(self):
+        self.assertFalse(os.path.exists("/run/netns/xns-sw"))
+        pins = "/sys/fs/bpf/xdpnet"
+        left = [d for d in (os.listdir(pins) if os.path.isdir(pins) else [])
+                if d.startswith("xnsb")]
+        self.assertEqual(left, [])
+
+
+class Smoke(SmokeRun, unittest.TestCase):
+    ARGS = ["--smoke"]
+    FILES = ["scale.json", "scale.md", "plots/ports.png",
+             "plots/occupancy.png", "plots/bridges.png"]
 
     def test_figures(self):
         with open(os.path.join(self.out, "scale.json")) as f:
@@ -185,47 +201,12 @@ class Smoke(unittest.TestCase):
         self.assertGreater(r["aggregate"]["xdpnet"]["delivered_pps"], 0)
         self.assertGreater(r["aggregate"]["bridge"]["delivered_pps"], 0)
 
-    def test_left_nothing(self):
-        self.assertFalse(os.path.exists("/run/netns/xns-sw"))
-        pins = "/sys/fs/bpf/xdpnet"
-        left = [d for d in (os.listdir(pins) if os.path.isdir(pins) else [])
-                if d.startswith("xnsb")]
-        self.assertEqual(left, [])
 
-
-class AttachSmoke(unittest.TestCase):
-    """bench_scale --attach --smoke: it runs, writes its files, and every
-    figure is there and positive (nothing about speed)."""
-    out = None
-    proc = None
-
-    @classmethod
-    def setUpClass(cls):
-        benchpath.precondition(TOOLS, REQUIRE, "attach smoke run")
-        cls.out = tempfile.mkdtemp(prefix="xns-asmoke.")
-        py = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") \
-            else sys.executable
-        cls.proc = subprocess.run(
-            [py, os.path.join(ROOT, "scripts", "bench_scale"), "--attach",
-             "--smoke", "--out", cls.out], cwd=ROOT,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-            timeout=600)
-        sys.stdout.write("".join("# " + ln + "\n" for ln in
-                                 cls.proc.stdout.splitlines()[-8:]))
-
-    @classmethod
-    def tearDownClass(cls):
-        if cls.out and not os.environ.get("XNB_BENCH_KEEP"):
-            shutil.rmtree(cls.out, ignore_errors=True)
-
-    def test_exit_status(self):
-        self.assertEqual(self.proc.returncode, 0, self.proc.stdout[-2000:])
-
-    def test_files(self):
-        for f in ("attach.json", "attach.md", "plots/attach.png"):
-            p = os.path.join(self.out, f)
-            self.assertTrue(os.path.isfile(p), f)
-            self.assertGreater(os.path.getsize(p), 0, f)
+class AttachSmoke(SmokeRun, unittest.TestCase):
+    """--attach --smoke: every figure there and positive (nothing about
+    speed)."""
+    ARGS = ["--attach", "--smoke"]
+    FILES = ["attach.json", "attach.md", "plots/attach.png"]
 
     def test_figures(self):
         with open(os.path.join(self.out, "attach.json")) as f:
@@ -248,13 +229,6 @@ class AttachSmoke(unittest.TestCase):
             self.assertGreaterEqual(c["tcx_links"], int(n), c)
             self.assertGreater(c["link_ms"], 0, c)
             self.assertGreater(c["wall_ms"], c["link_ms"], c)
-
-    def test_left_nothing(self):
-        self.assertFalse(os.path.exists("/run/netns/xns-sw"))
-        pins = "/sys/fs/bpf/xdpnet"
-        left = [d for d in (os.listdir(pins) if os.path.isdir(pins) else [])
-                if d.startswith("xnsb")]
-        self.assertEqual(left, [])
 
 
 if __name__ == "__main__":
