@@ -57,7 +57,10 @@ def strace_links(lines):
         if not m:
             continue
         n += 1
-        tcx += "BPF_TCX_" in rest
+        # BPF_TCX_INGRESS and _EGRESS (46, 47), by name or, where strace
+        # is older than tcx (Debian 12's 6.1), by number.
+        tcx += bool(re.search(r"attach_type=(BPF_TCX_|0x2[ef]\b|4[67]\b)",
+                              rest))
         ms += float(m.group(1)) * 1e3
     return {"links": n, "tcx_links": tcx, "link_ms": ms}
 

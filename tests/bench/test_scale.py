@@ -16,7 +16,7 @@ import unittest
 
 import benchpath
 from benchpath import ROOT
-from scale_lib import report
+from scale_lib import measure, report
 
 REQUIRE = os.environ.get("XNB_BENCH_SMOKE") == "require"
 TOOLS = ["build/xdpnet", "build/bench_tools/xnb_pktgen"]
@@ -127,6 +127,23 @@ class AttachLaws(unittest.TestCase):
         self.assertIn("| 1 | 2.79 | 11.00 | 1.00 | 11.00 | 2.54 | 10.00 "
                       "| 1.00 |", md)
         self.assertIn("| 256 | 258 (258) | 2800 | 512 | 2.00 |", md)
+
+
+class StraceLinks(unittest.TestCase):
+    def test_count(self):
+        lines = [
+            "7 bpf(BPF_LINK_CREATE, {link_create={prog_fd=5, target_ifindex"
+            "=7, attach_type=BPF_TCX_INGRESS, flags=0}}, 64) = 9 <0.011>\n",
+            "8 bpf(BPF_LINK_CREATE, {link_create={prog_fd=5, target_ifindex"
+            "=8, attach_type=0x2f /* BPF_??? */, flags=0}}, 64 "
+            "<unfinished ...>\n",
+            "7 bpf(BPF_MAP_UPDATE_ELEM, {map_fd=3}, 32) = 0 <0.001>\n",
+            "8 <... bpf resumed>) = 10 <0.012>\n",
+            "7 bpf(BPF_LINK_CREATE, {link_create={prog_fd=6, target_ifindex"
+            "=9, attach_type=BPF_XDP, flags=0}}, 64) = 11 <0.002>\n"]
+        c = measure.strace_links(lines)
+        self.assertEqual((c["links"], c["tcx_links"]), (3, 2))
+        self.assertAlmostEqual(c["link_ms"], 25.0)
 
 
 class SmokeRun:
