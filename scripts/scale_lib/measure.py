@@ -10,10 +10,13 @@ the change, polled every 0.2 ms."""
 
 import json
 import os
+import re
 import signal
 import socket
 import statistics
 import subprocess
+import sys
+import tempfile
 import time
 
 from converge_lib.nlmon import Monitor
@@ -35,6 +38,33 @@ def pct(xs, q):
     return s[min(len(s) - 1, max(0, int(round(q * len(s) + 0.5)) - 1))]
 
 
+def strace_links(lines):
+    """BPF_LINK_CREATE calls in `strace -f -T` output: {links, tcx_links,
+    link_ms} (a call split by another thread's is joined by its pid)."""
+    pending = {}
+    n = tcx = 0
+    ms = 0.0
+    for ln in lines:
+        pid, _, rest = ln.partition(" ")
+        if rest.endswith("<unfinished ...>\n"):
+            pending[pid] = rest
+            continue
+        if "resumed>" in rest:
+            rest = pending.pop(pid, "") + rest
+        if "BPF_LINK_CREATE" not in rest:
+            continue
+        m = re.search(r"<([0-9.]+)>\s*$", rest)
+        if not m:
+            continue
+        n += 1
+        # BPF_TCX_INGRESS and _EGRESS (46, 47), by name or, where strace
+        # is older than tcx (Debian 12's 6.1), by number.
+        tcx += bool(re.search(r"attach_type=(BPF_TCX_|0x2[ef]\b|4[67]\b)",
+                              rest))
+        ms += float(m.group(1)) * 1e3
+    return {"links": n, "tcx_links": tcx, "link_ms": ms}
+
+
 class Bench:
     def __init__(self, root, log):
         self.root = root
@@ -45,10 +75,11 @@ class Bench:
         self.procs = []
 
     # ------------------------------------------------------------ CLI
-    def xn(self, *args, check=True, timeout=300):
+    def xn(self, *args, check=True, timeout=300, binary=None):
         t0 = time.monotonic()
-        cp = sh(["nsenter", "--net=/run/netns/" + SW, self.xdpnet] +
-                list(args), check=check, timeout=timeout)
+        cp = sh(["nsenter", "--net=/run/netns/" + SW,
+                 binary or self.xdpnet] + list(args), check=check,
+                timeout=timeout)
         return cp, time.monotonic() - t0
 
     def cli_baseline(self, n=5):
@@ -70,6 +101,62 @@ class Bench:
             warm.append(self.attach(br))
         return {"cold_s": median(cold), "warm_s": median(warm),
                 "cold_all": cold, "warm_all": warm}
+
+    def attach_curve(self, bridges, builds, repeats):
+        """Each bridge attached cold, again (nothing to change) and
+        detached by each build (label -> xdpnet binary), in ms: the
+        builds in turn (their order turned each repeat), the repeats
+        interleaved. {ports: {label: {cold_ms, again_ms, detach_ms}}}."""
+        labels = list(builds)
+        res = {b.nports: {k: {"cold_ms": [], "again_ms": [],
+                              "detach_ms": []} for k in labels}
+               for b in bridges}
+        for i in range(repeats):
+            k = i % len(labels)
+            for br in bridges:
+                for lab in labels[k:] + labels[:k]:
+                    x, cell = builds[lab], res[br.nports][lab]
+                    self.xn("detach", br.name, check=False, binary=x)
+                    cell["cold_ms"].append(
+                        self.xn("attach", br.name, binary=x)[1] * 1e3)
+                    cell["again_ms"].append(
+                        self.xn("attach", br.name, binary=x)[1] * 1e3)
+                    cell["detach_ms"].append(
+                        self.xn("detach", br.name, binary=x)[1] * 1e3)
+            self.log("attach curve: repeat %d of %d" % (i + 1, repeats))
+        return res
+
+    def attach_split(self, bridges, builds):
+        """One more cold attach of each bridge by each build, under
+        `strace -f -T -e trace=bpf`: how much of it the kernel spent in
+        BPF_LINK_CREATE. {ports: {label: {wall_ms, links, tcx_links,
+        link_ms}}} (wall_ms includes strace's own cost)."""
+        res = {}
+        for br in bridges:
+            for lab, x in builds.items():
+                self.xn("detach", br.name, check=False, binary=x)
+                fd, out = tempfile.mkstemp(prefix="xns-strace.")
+                os.close(fd)
+                t0 = time.monotonic()
+                sh(["strace", "-f", "-T", "-e", "trace=bpf", "-o", out,
+                    "nsenter", "--net=/run/netns/" + SW, x, "attach",
+                    br.name], timeout=300)
+                wall = (time.monotonic() - t0) * 1e3
+                with open(out) as f:
+                    c = strace_links(f)
+                os.unlink(out)
+                c["wall_ms"] = wall
+                res.setdefault(br.nports, {})[lab] = c
+                self.xn("detach", br.name, binary=x)
+        return res
+
+    def tcx_probe(self, devs, threads):
+        """scale_lib.tcxprobe on these devices (inside the namespace)."""
+        cp = sh(["nsenter", "--net=/run/netns/" + SW, sys.executable, "-m",
+                 "scale_lib.tcxprobe", "--threads",
+                 ",".join(str(t) for t in threads)] + list(devs),
+                timeout=1200, cwd=os.path.join(self.root, "scripts"))
+        return json.loads(cp.stdout)
 
     # ----------------------------------------------------- convergence
     def _until(self, mon, ifx, done, timeout=2.0):

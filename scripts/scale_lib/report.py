@@ -257,3 +257,134 @@ def plots(r, d):
     ax[1].legend()
     save(fig, "bridges.png")
     return out
+
+
+# ------------------------------------------------------- --attach (issue 45)
+
+def _curve(r):
+    """[(ports, {label: {cold_ms, again_ms, detach_ms: medians}})], by
+    ports (JSON keeps the ports as text)."""
+    out = []
+    for n, cells in sorted(r["curve"].items(), key=lambda kv: int(kv[0])):
+        out.append((int(n), {lab: {k: statistics.median(v)
+                                   for k, v in c.items() if v}
+                             for lab, c in cells.items()}))
+    return out
+
+
+def attach_targets(r):
+    """(label, ms per port at the biggest bridge, slope ms per port,
+    fixed ms, met): X6, at most ATTACH_MS_PER_PORT per port there."""
+    cv = _curve(r)
+    n, big = cv[-1]
+    rows = []
+    for lab in r["builds"]:
+        ab = fit([p for p, _ in cv], [c[lab]["cold_ms"] for _, c in cv])
+        per = big[lab]["cold_ms"] / n
+        rows.append((lab, per, ab[1] if ab else None,
+                     ab[0] if ab else None, per <= ATTACH_MS_PER_PORT))
+    return rows
+
+
+def attach_markdown(r):
+    e, k = r["env"], r["kernel"]
+    cv = _curve(r)
+    labs = list(r["builds"])
+    L = ["# xdpnet attach time: one run", "",
+         "%s, %d CPUs, Linux %s, /sys/kernel/rcu_expedited %s, %d repeats "
+         "(medians), the builds in turn. Command: `%s`." % (
+             e["cpu_model"], e["cpus"], e["kernel"],
+             k.get("rcu_expedited"), r["repeats"], r["command"]), ""]
+    L += ["Builds: " + ", ".join("%s `%s`" % kv for kv in
+                                 r["builds"].items()) + ".", ""]
+    one, mb1 = k["links"][0], k["membarrier"][0]
+    L += ["## The kernel alone", "",
+          "A pass-through program linked to the tcx ingress of each of the "
+          "%d veth peers of the biggest bridge, the links spread over "
+          "several threads at once (wall time of all, per link), the links "
+          "closed again, and as many `membarrier(MEMBARRIER_CMD_GLOBAL)` "
+          "calls (one RCU grace period each, `synchronize_rcu()`, without "
+          "RTNL) spread the same way. Speed-up: %d-thread time over this "
+          "row's; 1.0 where the calls take turns:" % (
+              one["links"], one["threads"]), "",
+          "| threads | links s | ms per link | speed-up | ms per close "
+          "| membarrier s | ms per call | speed-up |",
+          "|---|---|---|---|---|---|---|---|"]
+    for ln, mb in zip(k["links"], k["membarrier"]):
+        L.append("| %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |" % (
+            ln["threads"], ln["ms_per_link"] * ln["links"] / 1e3,
+            ln["ms_per_link"], one["ms_per_link"] / ln["ms_per_link"],
+            ln["ms_per_close"], mb["ms_per_call"] * mb["calls"] / 1e3,
+            mb["ms_per_call"], mb1["ms_per_call"] / mb["ms_per_call"]))
+    L += ["", "## Attach, cold (detached before), per build", "",
+          "| ports (taps) | " + " | ".join(
+              "%s ms (per port)" % lab for lab in labs) + " | " +
+          " | ".join("%s again ms" % lab for lab in labs) + " | " +
+          " | ".join("%s detach ms" % lab for lab in labs) + " |",
+          "|" + "---|" * (1 + 3 * len(labs))]
+    for n, c in cv:
+        L.append("| %d (%d) | " % (n, r["taps"][str(n)]) +
+                 " | ".join("%.0f (%.2f)" % (c[lab]["cold_ms"],
+                                             c[lab]["cold_ms"] / n)
+                            for lab in labs) + " | " +
+                 " | ".join("%.0f" % c[lab]["again_ms"] for lab in labs) +
+                 " | " + " | ".join("%.0f" % c[lab]["detach_ms"]
+                                    for lab in labs) + " |")
+    sp = r.get("split")
+    if sp:
+        L += ["", "## Where a cold attach goes (one more attach each, under "
+              "`strace -f -T -e trace=bpf`)", "",
+              "The time in `bpf(BPF_LINK_CREATE)` (count: all, tcx) "
+              "against the rest of the attach (wall time under strace "
+              "less that), per port:", "",
+              "| ports | " + " | ".join(
+                  "%s: links (tcx) | link ms | rest ms | rest ms per port"
+                  % lab for lab in labs) + " |",
+              "|" + "---|" * (1 + 4 * len(labs))]
+        for n, c in sorted(sp.items(), key=lambda kv: int(kv[0])):
+            n = int(n)
+            L.append("| %d | " % n + " | ".join(
+                "%d (%d) | %.0f | %.0f | %.2f" % (
+                    c[lab]["links"], c[lab]["tcx_links"], c[lab]["link_ms"],
+                    c[lab]["wall_ms"] - c[lab]["link_ms"],
+                    (c[lab]["wall_ms"] - c[lab]["link_ms"]) / n)
+                for lab in labs) + " |")
+    L += ["", "## X6: attach of %d ports at most %.0f ms per port" % (
+        cv[-1][0], ATTACH_MS_PER_PORT), "",
+        "| build | ms per port at %d | slope ms per port (+ fixed ms) | met |"
+        % cv[-1][0], "|---|---|---|---|"]
+    for lab, per, b, a, met in attach_targets(r):
+        L.append("| %s | %.2f | %s (+ %s) | %s |" % (
+            lab, per, _f(b, "%.2f"), _f(a, "%.0f"),
+            "yes" if met else "**no**"))
+    L += ["", "CLI start (`nsenter ... xdpnet version`, in every time "
+          "above): %.1f ms. Plot: plots/attach.png." % (
+              r["cli_baseline_s"] * 1e3), ""]
+    return "\n".join(L)
+
+
+def attach_plot(r, d):
+    """ms per port against ports, one curve per build: the path, if
+    matplotlib is there."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    os.makedirs(d, exist_ok=True)
+    cv = _curve(r)
+    xs = [n for n, _ in cv]
+    fig, ax = plt.subplots(figsize=(5.5, 3.8))
+    for lab, m in zip(r["builds"], ("o-", "s-", "^-", "v-")):
+        ax.plot(xs, [c[lab]["cold_ms"] / n for n, c in cv], m, label=lab)
+    ax.axhline(ATTACH_MS_PER_PORT, color="grey", ls=":", label="X6")
+    ax.set(xscale="log", xlabel="ports", ylabel="ms per port",
+           title="attach, cold", ylim=(0, None))
+    ax.set_xscale("log", base=2)
+    ax.legend()
+    fig.tight_layout()
+    path = os.path.join(d, "attach.png")
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path

@@ -24,9 +24,10 @@ TUNSETIFF = 0x400454ca
 IFF_TAP, IFF_NO_PI, IFF_VNET_HDR = 0x0002, 0x1000, 0x4000
 
 
-def sh(argv, check=True, timeout=120, inp=None):
+def sh(argv, check=True, timeout=120, inp=None, cwd=None):
     cp = subprocess.run(argv, input=inp, stdout=subprocess.PIPE,
-                        stderr=subprocess.PIPE, text=True, timeout=timeout)
+                        stderr=subprocess.PIPE, text=True, timeout=timeout,
+                        cwd=cwd)
     if check and cp.returncode:
         raise RuntimeError("%s: exit %d: %s" % (
             " ".join(argv[:6]), cp.returncode, cp.stderr.strip()[:300]))

@@ -379,6 +379,9 @@ cleanup() {
 		echo "# cleanup: $PIN was left behind; removing it"
 		rm -rf "$PIN"
 	fi
+	# Another party's links of the rollback case (parts/fallback.sh), if
+	# it was stopped before it removed them.
+	[ "$HAVE_LOCK" = 1 ] && rm -f "/sys/fs/bpf/${XNP}_rbfill_fill"*
 	# xdpnet's run files for our bridge, where a detach did not remove
 	# them (the follower's log goes with the test's logs).
 	if [ "$HAVE_LOCK" = 1 ]; then

@@ -10,6 +10,11 @@
  *   xnt_tcx query ingress|egress DEV   the chain's program names, in order
  *   xnt_tcx counts PIN                 "seen S xntf X dropped D"
  *   xnt_tcx detach PIN                 detach the link, remove both pins
+ *   xnt_tcx fill ingress|egress DEV PIN
+ *       append pass-through programs (TCX_NEXT) to DEV's chain until the
+ *       kernel takes no more (a full chain, -ERANGE: exit 0; any other
+ *       refusal, such as no tcx: exit 1), links pinned at PIN_fillN
+ *   xnt_tcx unfill PIN                 detach and unpin PIN_fill*
  */
 #include <errno.h>
 #include <stdio.h>
@@ -20,12 +25,14 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "lib/tcx.h"
+#include "lib/util.h"
 
 static int usage(void)
 {
 	fprintf(stderr, "usage: xnt_tcx attach ingress|egress DEV OBJ PIN "
 			"[first|last] | query ingress|egress DEV | counts PIN "
-			"| detach PIN\n");
+			"| detach PIN | fill ingress|egress DEV PIN | unfill "
+			"PIN\n");
 	return 2;
 }
 
@@ -156,6 +163,73 @@ static int do_detach(int argc, char **argv)
 	return 0;
 }
 
+/* A program that passes every frame on to the next in the chain. */
+static int pass_prog(int egress)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K,
+		  .dst_reg = BPF_REG_0,
+		  .imm = -1 }, /* TCX_NEXT */
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	DECLARE_LIBBPF_OPTS(bpf_prog_load_opts, o,
+			    .expected_attach_type = egress ? XN_TCX_EGRESS
+							   : XN_TCX_INGRESS);
+
+	return bpf_prog_load(BPF_PROG_TYPE_SCHED_CLS, "xnt_fill", "GPL", insns,
+			     ARRAY_SIZE(insns), &o);
+}
+
+static int do_fill(int argc, char **argv)
+{
+	char path[512];
+	unsigned int ifindex;
+	int egress, n, prog, fd, err;
+
+	if (argc < 4 || side(argv[1], &egress))
+		return usage();
+	ifindex = if_nametoindex(argv[2]);
+	if (!ifindex)
+		return fail(argv[2], errno);
+	for (n = 0;; n++) {
+		prog = pass_prog(egress);
+		if (prog < 0)
+			return fail("load", prog);
+		fd = bpf_link_create(prog, ifindex,
+				     egress ? XN_TCX_EGRESS : XN_TCX_INGRESS,
+				     NULL);
+		close(prog);
+		if (fd < 0) {
+			printf("%d programs; the next refused: %s\n", n,
+			       strerror(-fd));
+			return fd == -ERANGE ? 0 : 1;
+		}
+		snprintf(path, sizeof(path), "%s_fill%d", argv[3], n);
+		err = bpf_obj_pin(fd, path);
+		close(fd);
+		if (err)
+			return fail(path, err);
+	}
+}
+
+static int do_unfill(int argc, char **argv)
+{
+	char path[512];
+	int n, fd;
+
+	if (argc < 2)
+		return usage();
+	for (n = 0;; n++) {
+		snprintf(path, sizeof(path), "%s_fill%d", argv[1], n);
+		fd = bpf_obj_get(path);
+		if (fd < 0)
+			return 0;
+		bpf_link_detach(fd);
+		close(fd);
+		unlink(path);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -169,5 +243,9 @@ int main(int argc, char **argv)
 		return do_counts(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "detach"))
 		return do_detach(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "fill"))
+		return do_fill(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "unfill"))
+		return do_unfill(argc - 1, argv + 1);
 	return usage();
 }

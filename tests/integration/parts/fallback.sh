@@ -12,7 +12,11 @@
 #           tc, pins; a transfer takes the bridge again), for a fresh
 #           attach in both modes, and for an attach that picks up a new
 #           port next to an attachment (in its mode, and switching from tc
-#           to xdp), which stays as it was.
+#           to xdp), which stays as it was; and (where the kernel has
+#           tcx) a fresh attach that the kernel itself refuses at the
+#           second port, whose tcx chain another party filled (64
+#           programs): exit 1, the switch and every port's tcx chain
+#           exactly as before.
 
 # ---------------------------------------------------------------- clsact
 
@@ -92,6 +96,58 @@ attach_fails() {
 	diff -u "$before" "$WORK/rb.state" || { echo "FAIL: the switch changed"; return 1; }
 }
 
+# Another party's pass-through programs filling the second port's tcx
+# chain (tests/tools/xnt_tcx fill), pinned at RB_FILL_fillN.
+RB_FILL=/sys/fs/bpf/${XNP}_rbfill
+rb_tcx() { nsenter --net="/run/netns/$SW" "$ROOT/build/tests/xnt_tcx" "$@"; }
+
+# Every port's tcx ingress chain, program names in order.
+rb_chains() {
+	local p
+	for p in "${PORTS[@]}"; do
+		echo "$p: $(rb_tcx query ingress "$p")"
+	done
+}
+
+# attach_refused STATE_BEFORE CHAINS_BEFORE [ARGS...]: attach exits 1, says
+# the kernel refused the second port and that it rolled back, and the
+# switch and the chains are as before.
+attach_refused() {
+	local before=$1 chains=$2 rc
+	shift 2
+	echo "+ xdpnet attach $BR $*"
+	xn attach "$BR" "$@" >"$WORK/rb.out" 2>"$WORK/rb.err"
+	rc=$?
+	cat "$WORK/rb.out" "$WORK/rb.err"
+	expect_eq "exit code" "$rc" 1 || return 1
+	grep -q "cannot attach to port $(g_port 2): Numerical result out of range" "$WORK/rb.err" ||
+		{ echo "FAIL: not the kernel's refusal at $(g_port 2)"; return 1; }
+	grep -q "rolled back" "$WORK/rb.err" || { echo "FAIL: does not say it rolled back"; return 1; }
+	sw_state >"$WORK/rb.state"
+	diff -u "$before" "$WORK/rb.state" || { echo "FAIL: the switch changed"; return 1; }
+	rb_chains >"$WORK/rb.chains"
+	cat "$WORK/rb.chains"
+	diff -u "$chains" "$WORK/rb.chains" || { echo "FAIL: a tcx chain changed"; return 1; }
+}
+
+# The case where the kernel has tcx: a probe (filling the chain needs it).
+rb_refused() {
+	local L=$1 mode
+	if ! rb_tcx fill ingress "$(g_port 2)" "$RB_FILL" >"$WORK/rb.fill" 2>&1; then
+		note "SKIP $L: a port the kernel refuses: no tcx in this kernel (it came in Linux 6.6): $(tr '\n' ' ' <"$WORK/rb.fill")"
+		rb_tcx unfill "$RB_FILL"
+		return 0
+	fi
+	note "$(g_port 2): $(cat "$WORK/rb.fill")"
+	sw_state >"$WORK/rb.statef"
+	rb_chains >"$WORK/rb.chains0"
+	for mode in $MODES; do
+		check "$L: fresh attach --mode $mode that the kernel refuses at $(g_port 2) (its tcx chain full): exit 1, the switch and the chains as before" \
+			attach_refused "$WORK/rb.statef" "$WORK/rb.chains0" --mode "$mode"
+	done
+	rb_tcx unfill "$RB_FILL"
+}
+
 # The attachment as status shows it: mode, ports, program ids.
 attachment() {
 	xn status "$BR" --json | jq -c '[.bridges[0].mode, (.bridges[0].ports[] | [.name, .ifindex, .hook, .tc_prog_id, .xdp_prog_id])]'
@@ -117,6 +173,7 @@ section_rollback() {
 				attach_fails "$n" "$WORK/rb.state0" --mode "$mode"
 		done
 	done
+	rb_refused "$L"
 	check "$L: no pins after the failed attaches" no_pins_for "$BR"
 	check "$L: tcp ipv4 $((CELL / MB)) MB sha256 1->2 after them" tcp_measured 1 2 "$(g_ip4 2)" "$CELL"
 	check "$L: the bridge carried it (nothing hooked)" expect_bridged
