@@ -21,7 +21,7 @@ import os
 from . import stats
 from .cells import wait_bypassed
 from .topo import BR, SW, VMS
-from .util import CmdError, netns, run as run_cmd
+from .util import CmdError, netns, nsenter, run as run_cmd
 
 HOT_REPEAT = 100000
 COLD_CALLS = 2000
@@ -98,7 +98,7 @@ def run(topo, rounds, term):
            "cold_calls": COLD_CALLS, "rounds": rounds, "calls": []}
     for r in range(rounds):
         for name, margs in MEASURES:
-            argv = netns(SW, tool_argv(tool, src, dst, margs))
+            argv = nsenter(SW, tool_argv(tool, src, dst, margs))
             cp = run_cmd(argv, check=False, timeout=900)
             call = {"round": r, "measure": name, "argv": argv,
                     "rc": cp.returncode, "stdout": cp.stdout.splitlines(),

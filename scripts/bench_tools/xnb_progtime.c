@@ -56,6 +56,7 @@
 #include "lib/frame.h"
 #include "core/owner.h"
 #include "core/load.h"
+#include "core/system.h"
 #include "xnb_minimal.h"
 #include "xnb_minimal.skel.h"
 #include "xnb_tool.h"
@@ -268,6 +269,8 @@ int main(int argc, char **argv)
 	in_if = ifindex_of(in);
 	out_if = ifindex_of(out);
 	libbpf_set_print(NULL);
+	if (xn_ensure_bpffs())
+		return 1;
 	xn_state_init(&s, bridge);
 	if (xn_state_open(&s, bridge))
 		die("%s: no xdpnet state here (attach it first)", bridge);

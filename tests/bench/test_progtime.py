@@ -2,10 +2,16 @@
 """--progtime's pure part: xnb_progtime's command line and lines, the
 table (empty's figure taken off, medians and min-max over rounds, return
 codes) and the X2 figures with a verdict only from 6 paired rounds."""
+import csv
 import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
 import unittest
 
-import benchpath  # noqa: F401
+import benchpath
 from bench_lib import progtime
 
 FRAMES = ["%s/%s/%s/%d" % (l4, cs, l3, w) for l4 in ("udp", "tcp")
@@ -184,3 +190,50 @@ class Summary(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Smoke(unittest.TestCase):
+    """scripts/bench --progtime --repeats 1 on this machine (root, a built
+    tree; skipped without them unless XNB_BENCH_SMOKE=require): the run
+    completes, every frame has a figure for each program, and nothing is
+    left behind. Nothing about speed."""
+
+    @classmethod
+    def setUpClass(cls):
+        reason = benchpath.why_not([
+            "build/xdpnet", "build/tests/vnet_relay",
+            "build/bench_tools/xnb_progtime",
+            "build/bench_tools/xnb_minimal"])
+        if reason:
+            if os.environ.get("XNB_BENCH_SMOKE") == "require":
+                raise AssertionError("--progtime smoke impossible: " + reason)
+            raise unittest.SkipTest(reason)
+        wait = int(os.environ.get("XNB_BENCH_WAIT", "900"))
+        cls.out = tempfile.mkdtemp(prefix="xnb-progtime.")
+        py = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") \
+            else sys.executable
+        cls.proc = subprocess.run(
+            [py, os.path.join(benchpath.ROOT, "scripts", "bench"),
+             "--progtime", "--repeats", "1", "--wait", str(wait), "--out",
+             cls.out], cwd=benchpath.ROOT, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, text=True, timeout=wait + 300)
+        sys.stdout.write("".join("# " + ln + "\n" for ln in
+                                 cls.proc.stdout.splitlines()[-10:]))
+
+    @classmethod
+    def tearDownClass(cls):
+        if getattr(cls, "out", None) and not os.environ.get(
+                "XNB_BENCH_KEEP"):
+            shutil.rmtree(cls.out, ignore_errors=True)
+
+    def test_run(self):
+        self.assertEqual(self.proc.returncode, 0, self.proc.stdout[-2000:])
+        with open(os.path.join(self.out, "progtime.csv")) as f:
+            rows = list(csv.DictReader(f))
+        for measure in ("hot", "cold"):
+            for fr in FRAMES:
+                progs = {r["prog"] for r in rows
+                         if r["measure"] == measure and r["frame"] == fr}
+                self.assertTrue(set(progtime.PROGS) <= progs,
+                                (measure, fr, progs))
+        self.assertEqual(benchpath.bench_leftovers(), [])
