@@ -53,7 +53,7 @@ SKELS := $(patsubst bpf/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))
 
 # user/: layers as folders (docs/design.md, "Layout"); scripts/check-layers
 # keeps their includes pointing one way.
-USER_DIRS := lib filters core out cmd
+USER_DIRS := lib filters state datapath observe sync render cmd
 LIB_SRCS := $(foreach d,$(USER_DIRS),$(sort $(wildcard user/$(d)/*.c)))
 USER_HDRS := $(foreach d,$(USER_DIRS),$(wildcard user/$(d)/*.h))
 LIB_OBJS := $(patsubst user/%.c,$(OUT)/%.o,$(LIB_SRCS))
@@ -220,8 +220,9 @@ check-bench: deps
 	$(MAKE) $(OUT)/xdpnet $(OUT)/tests/vnet_relay bench-tools
 	tests/bench/run.sh
 
-# user/'s includes point one way: lib < filters < core < out < cmd < main.c,
-# no circles (scripts/check-layers; docs/design.md, "Layout").
+# user/'s rooms include one way, each only the rooms it rests on, and no
+# module includes itself back (scripts/check-layers; docs/design.md,
+# "Layout").
 .PHONY: check-layers
 check-layers:
 	scripts/check-layers

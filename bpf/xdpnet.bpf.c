@@ -330,7 +330,7 @@ int xdpnet_tc(struct __sk_buff *skb)
 	return tc_stage(skb, NULL);
 }
 
-/* The trace variants (xdpnet trace; user/core/trace.c loads them on
+/* The trace variants (xdpnet trace; user/observe/trace.c loads them on
  * demand, never at attach): the same stages, no side effects. */
 SEC("tc")
 int xdpnet_trace_tc(struct __sk_buff *skb)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The frame dump (xdpnet dump, user/core/dump.c): both stages copy the
+ * The frame dump (xdpnet dump, user/observe/dump.c): both stages copy the
  * frames they decide on, with the decision, into dump_rb while
  * xdpnet_dump.on says a dump runs. A full ring loses the record, counted
  * in xdpnet_dump.lost, never the frame.

@@ -54,8 +54,8 @@
 
 #include "xdpnet.h"
 #include "lib/frame.h"
-#include "core/owner.h"
-#include "core/load.h"
+#include "state/owner.h"
+#include "datapath/load.h"
 #include "xnb_minimal.h"
 #include "xnb_minimal.skel.h"
 #include "xnb_tool.h"

@@ -19,7 +19,7 @@
 #include "xdpnet.h"
 #include "lib/exit.h"
 #include "lib/json_writer.h"
-#include "core/load.h"
+#include "datapath/load.h"
 #include "cmd/cli.h"
 #include "cmd/cmd.h"
 

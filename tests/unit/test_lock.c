@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Unit tests for the per-bridge locks (user/core/lock.c) under a scratch
+ * Unit tests for the per-bridge locks (user/state/lock.c) under a scratch
  * run directory: the bridge lock excludes a second holder (another open
  * file in this process, or another process) and is free again once
  * released; the follower's lifetime lock says who runs; a detach's
@@ -19,8 +19,8 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 #include "xdpnet.h"
-#include "core/paths.h"
-#include "core/lock.h"
+#include "state/paths.h"
+#include "state/lock.h"
 
 static char tmp[64], run[128];
 

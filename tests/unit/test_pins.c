@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Unit tests for the names derived from a bridge (user/core/paths.c) and
- * the ownership verdict on what is pinned under one (user/core/owner.c),
+ * Unit tests for the names derived from a bridge (user/state/paths.c) and
+ * the ownership verdict on what is pinned under one (user/state/owner.c),
  * on a fake pin directory under a scratch directory (plain files: they
  * are no BPF objects, so no meta is ever read, as for an attach that died
  * before it wrote meta). No root needed.
@@ -16,9 +16,9 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 #include "xdpnet.h"
-#include "core/paths.h"
-#include "core/pins.h"
-#include "core/owner.h"
+#include "state/paths.h"
+#include "state/pins.h"
+#include "state/owner.h"
 #include "lib/exit.h"
 
 static char tmp[64];

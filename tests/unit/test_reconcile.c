@@ -15,7 +15,7 @@
 #include <cmocka.h>
 #include "xdpnet.h"
 #include "lib/util.h"
-#include "core/reconcile.h"
+#include "sync/reconcile.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #ifndef IFF_LOWER_UP

@@ -2,7 +2,7 @@
 /*
  * xdpnet attach BRIDGE [--mode tc|xdp] [--no-follow] [--follow]
  * [--bypass-filters] [--fdb-size N] [--static-size N] [--vlan-size N]: attach
- * under the bridge's lock (core/attach.c), then make sure a follower keeps the
+ * under the bridge's lock (sync/attach.c), then make sure a follower keeps the
  * datapath in step with the bridge.
  */
 #include <string.h>
@@ -10,14 +10,14 @@
 #include "xdpnet.h"
 #include "lib/exit.h"
 #include "lib/log.h"
-#include "core/system.h"
-#include "core/load.h"
-#include "core/names.h"
-#include "core/bridge.h"
-#include "core/daemon.h"
-#include "core/lock.h"
-#include "core/attach.h"
-#include "core/follower.h"
+#include "state/system.h"
+#include "datapath/load.h"
+#include "datapath/names.h"
+#include "state/bridge.h"
+#include "sync/daemon.h"
+#include "state/lock.h"
+#include "sync/attach.h"
+#include "sync/follower.h"
 #include "cmd/cmd.h"
 
 int xn_attach(const struct xn_opts *o)

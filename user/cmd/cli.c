@@ -12,8 +12,8 @@
 #include "lib/addr.h"
 #include "lib/exit.h"
 #include "lib/util.h"
-#include "core/paths.h"
-#include "core/sizes.h"
+#include "state/paths.h"
+#include "state/sizes.h"
 #include "cmd/cli.h"
 
 /* What the parser does with an option (struct xn_opt's id). */

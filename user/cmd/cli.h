@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include "lib/frame.h"
-#include "core/sizes.h"
+#include "state/sizes.h"
 
 enum xn_cmd {
 	XN_CMD_NONE,

@@ -2,7 +2,7 @@
 /*
  * xdpnet detach BRIDGE: stop the follower, unhook every port (XDP, then
  * TC: each frame is bypassed or bridged), remove the pins and the run
- * files in /run/xdpnet (core/lock.h). Works on the
+ * files in /run/xdpnet (state/lock.h). Works on the
  * state of another xdpnet version too (it only needs the pins' names).
  */
 #include <errno.h>
@@ -14,16 +14,16 @@
 #include "xdpnet.h"
 #include "lib/exit.h"
 #include "lib/log.h"
-#include "core/paths.h"
-#include "core/system.h"
-#include "core/pins.h"
-#include "core/owner.h"
-#include "core/bridge.h"
-#include "core/daemon.h"
-#include "core/lock.h"
-#include "core/hooks.h"
-#include "core/reconcile.h"
-#include "core/follower.h"
+#include "state/paths.h"
+#include "state/system.h"
+#include "state/pins.h"
+#include "state/owner.h"
+#include "state/bridge.h"
+#include "sync/daemon.h"
+#include "state/lock.h"
+#include "datapath/hooks.h"
+#include "sync/reconcile.h"
+#include "sync/follower.h"
 #include "cmd/cmd.h"
 
 int xn_detach(const struct xn_opts *o)

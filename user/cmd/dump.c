@@ -2,7 +2,7 @@
 /*
  * xdpnet dump BRIDGE [--port PORT] [--path xdp|tc|bridge] [-c N]
  * [-s SNAPLEN] [-w FILE|-]: the frames xdpnet's datapath decides on
- * (core/dump.c), as pcapng (out/pcapng.c): one interface per port; each
+ * (observe/dump.c), as pcapng (render/pcapng.c): one interface per port; each
  * frame once, inbound on the port it arrived on, or outbound on the port
  * it was redirected to when --port names that one; a comment with its
  * path and verdict.
@@ -19,10 +19,10 @@
 #include "lib/log.h"
 #include "lib/nl.h"
 #include "lib/util.h"
-#include "core/system.h"
-#include "core/names.h"
-#include "core/dump.h"
-#include "out/pcapng.h"
+#include "state/system.h"
+#include "datapath/names.h"
+#include "observe/dump.h"
+#include "render/pcapng.h"
 #include "cmd/cmd.h"
 
 #define MAX_IFS 1024

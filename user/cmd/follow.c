@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* xdpnet follow BRIDGE: the follower (core/follower.c) in the foreground. */
-#include "core/system.h"
-#include "core/bridge.h"
-#include "core/follower.h"
+/* xdpnet follow BRIDGE: the follower (sync/follower.c) in the foreground. */
+#include "state/system.h"
+#include "state/bridge.h"
+#include "sync/follower.h"
 #include "cmd/cmd.h"
 
 int xn_follow(const struct xn_opts *o)

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* xdpnet latency BRIDGE [on|off]: the forwarding-latency probe
- * (core/latency.c), or whether it is on. */
+ * (observe/latency.c), or whether it is on. */
 #include <stdio.h>
 #include <string.h>
 #include "lib/exit.h"
 #include "lib/log.h"
-#include "core/system.h"
-#include "core/paths.h"
-#include "core/pins.h"
-#include "core/owner.h"
-#include "core/bridge.h"
-#include "core/latency.h"
+#include "state/system.h"
+#include "state/paths.h"
+#include "state/pins.h"
+#include "state/owner.h"
+#include "state/bridge.h"
+#include "observe/latency.h"
 #include "cmd/cmd.h"
 
 int xn_latency(const struct xn_opts *o)

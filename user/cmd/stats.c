@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* xdpnet stats BRIDGE [-i SEC] [-c N] [--json|--prom] [--latency]
- * [--reset]: samples (core/stats_collect.c), rendered (out/). */
+ * [--reset]: samples (observe/stats_collect.c), rendered (render/). */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -9,13 +9,13 @@
 #include "xdpnet.h"
 #include "lib/exit.h"
 #include "lib/log.h"
-#include "core/system.h"
-#include "core/paths.h"
-#include "core/owner.h"
-#include "core/bridge.h"
-#include "core/stats_view.h"
-#include "core/stats_collect.h"
-#include "out/stats.h"
+#include "state/system.h"
+#include "state/paths.h"
+#include "state/owner.h"
+#include "state/bridge.h"
+#include "observe/stats_view.h"
+#include "observe/stats_collect.h"
+#include "render/stats.h"
 #include "cmd/cmd.h"
 
 static volatile sig_atomic_t stop_stats;

@@ -5,7 +5,7 @@
 #include "xdpnet.h"
 #include "lib/exit.h"
 #include "lib/util.h"
-#include "core/load.h"
+#include "datapath/load.h"
 #include "cmd/cmd.h"
 
 /* `git describe --always --dirty` of the tree built, from the Makefile

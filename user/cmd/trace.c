@@ -2,7 +2,7 @@
 /*
  * xdpnet trace BRIDGE --in PORT (--src MAC --dst MAC [...] | --pcap FILE)
  * [--json]: what the datapath would do with that frame arriving on PORT,
- * stage by stage, and why (core/trace.c), printed by out/trace.c. Nothing
+ * stage by stage, and why (observe/trace.c), printed by render/trace.c. Nothing
  * the datapath keeps changes.
  */
 #include <stdio.h>
@@ -11,9 +11,9 @@
 #include "lib/log.h"
 #include "lib/nl.h"
 #include "lib/pcap_read.h"
-#include "core/system.h"
-#include "core/trace.h"
-#include "out/trace.h"
+#include "state/system.h"
+#include "observe/trace.h"
+#include "render/trace.h"
 #include "cmd/cmd.h"
 
 int xn_trace(const struct xn_opts *o)

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The forwarding-latency probe: "xdpnet latency BRIDGE on|off" loads or
+ * removes bpf/xdpnet_lat.bpf.c's tracepoint programs (pinned links lat_rx,
+ * lat_tx, lat_xdp under /sys/fs/bpf/xdpnet/BRIDGE/), without touching the
+ * datapath; the histograms (lat_hist) stay until reset or detach.
+ */
+#ifndef XN_LATENCY_H
+#define XN_LATENCY_H
+
+#include "lib/nl.h"
+#include "observe/histogram.h"
+
+/* Switch the probe on for br (named bridge) or off; an exit code, after a
+ * line saying what was done or a one-line error. */
+int xn_lat_on(const char *bridge, const struct xn_link *br);
+int xn_lat_off(const char *bridge);
+
+/* The probe's pins belong to this namespace's bridge? (Pins are global.) */
+int xn_lat_ours(const char *bridge);
+
+/* Whether the probe's links are in place for this bridge. */
+int xn_lat_is_on(const char *bridge);
+
+/* Read the bridge's histograms (summed over CPUs, ports named, sorted by
+ * in, out, path). Returns 0 (*rows may be NULL with *n == 0), -ENOENT if
+ * the probe never ran for this bridge (in this namespace), or -errno. */
+int xn_lat_read(const char *bridge, struct xn_lat_row **rows, int *n);
+
+/* Delete every histogram. 0, -ENOENT (none), or -errno. */
+int xn_lat_reset(const char *bridge);
+
+#endif

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Starting and stopping the follower. Where systemd runs (and manages
+ * this network namespace) and the unit xdpnet@.service is installed, the
+ * follower is that unit's instance for the bridge (Restart=always brings
+ * it back after a crash); elsewhere attach forks it as a daemon, logging
+ * to /run/xdpnet/BRIDGE.log, and the next attach restarts it if it died.
+ * XDPNET_FOLLOWER=daemon|systemd overrides the choice.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "lib/exit.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "state/paths.h"
+#include "sync/daemon.h"
+#include "state/lock.h"
+#include "state/netns_held.h"
+
+#define UNIT "xdpnet@.service"
+
+static const char *const unit_dirs[] = {
+	"/etc/systemd/system",		 "/run/systemd/system",
+	"/usr/local/lib/systemd/system", "/lib/systemd/system",
+	"/usr/lib/systemd/system",
+};
+
+static int use_systemd(void)
+{
+	const char *env = getenv("XDPNET_FOLLOWER");
+	char path[256];
+	unsigned int i;
+
+	if (env && !strcmp(env, "daemon"))
+		return 0;
+	if (env && !strcmp(env, "systemd"))
+		return 1;
+	/* PID 1's namespace unreadable: we cannot tell, and a unit started
+	 * in another namespace would follow nothing. */
+	if (access("/run/systemd/system", F_OK) || !xn_netns_is_init())
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(unit_dirs); i++) {
+		snprintf(path, sizeof(path), "%s/%s", unit_dirs[i], UNIT);
+		if (!access(path, F_OK))
+			return 1;
+	}
+	return 0;
+}
+
+/* Run argv, wait for it: its exit status, or -1. */
+static int run(char *const argv[])
+{
+	int st;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		int nul = open("/dev/null", O_RDWR);
+
+		if (nul >= 0) {
+			dup2(nul, 0);
+			dup2(nul, 1);
+		}
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &st, 0) < 0)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Until the follower of bridge runs: 0; what child (a child of ours)
+ * exited with, or XN_ERR once daemon (a process not ours) is gone or secs
+ * have passed. */
+static int wait_alive(const char *bridge, pid_t child, pid_t daemon, int secs)
+{
+	struct timespec d = { 0, 10 * 1000 * 1000 };
+	pid_t pid;
+	int i, st;
+
+	for (i = 0; i < secs * 100; i++) {
+		if (xn_follower_alive(bridge, &pid))
+			return 0;
+		if (child > 0 && waitpid(child, &st, WNOHANG) == child)
+			return WIFEXITED(st) && WEXITSTATUS(st)
+				       ? WEXITSTATUS(st)
+				       : XN_ERR;
+		if (daemon > 0 && kill(daemon, 0) && errno == ESRCH)
+			return xn_follower_alive(bridge, &pid) ? 0 : XN_ERR;
+		nanosleep(&d, NULL);
+	}
+	return XN_ERR;
+}
+
+static int start_daemon(const char *bridge)
+{
+	char log[256], verbose[8] = "-v";
+	pid_t pid, daemon = 0;
+	int err, p[2];
+
+	if (xn_run_path(log, sizeof(log), bridge, XN_RUN_LOG) || pipe(p))
+		return XN_ERR;
+	fcntl(p[0], F_SETFD, FD_CLOEXEC);
+	fcntl(p[1], F_SETFD, FD_CLOEXEC);
+	pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return XN_ERR;
+	}
+	if (!pid) {
+		char *argv[] = { "xdpnet", "follow", (char *)bridge,
+				 xn_verbose ? verbose : NULL, NULL };
+		int nul = open("/dev/null", O_RDONLY), out;
+
+		setsid();
+		out = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+		if (nul >= 0)
+			dup2(nul, 0);
+		if (out >= 0) {
+			dup2(out, 1);
+			dup2(out, 2);
+		}
+		/* Nothing of the caller's (pipes of a test harness, say)
+		 * may stay open in the daemon (p[1] closes on exec). */
+		for (out = 3; out < 1024; out++)
+			if (out != p[1])
+				close(out);
+		/* A second fork: the daemon is nobody's child. Its pid goes
+		 * back to the caller, which can tell it died. */
+		pid = fork();
+		if (pid) {
+			if (write(p[1], &pid, sizeof(pid)) != sizeof(pid))
+				_exit(1);
+			_exit(0);
+		}
+		execv("/proc/self/exe", argv);
+		_exit(127);
+	}
+	close(p[1]);
+	err = waitpid(pid, NULL, 0) < 0 ? XN_ERR : 0;
+	if (read(p[0], &daemon, sizeof(daemon)) != sizeof(daemon))
+		daemon = 0;
+	close(p[0]);
+	/* A loaded host may take seconds to start it: wait while it lives,
+	 * 60 s at most. */
+	if (!err)
+		err = wait_alive(bridge, -1, daemon, 60);
+	if (err)
+		xn_err("the follower did not start; see %s", log);
+	return err;
+}
+
+int xn_follower_start(const char *bridge, const char **how)
+{
+	char unit[128];
+	pid_t pid;
+
+	if (xn_follower_alive(bridge, &pid)) {
+		*how = "running";
+		return 0;
+	}
+	if (!use_systemd()) {
+		*how = "daemon";
+		return start_daemon(bridge);
+	}
+	*how = "systemd";
+	if (xn_unit_name(unit, sizeof(unit), bridge))
+		return XN_ERR;
+	{
+		/* --no-block: the unit is ordered after libvirtd, whose
+		 * hooks run attach while it starts. */
+		char *argv[] = { "systemctl", "start", "--no-block", unit,
+				 NULL };
+
+		if (run(argv)) {
+			xn_err("'systemctl start %s' failed; see 'journalctl "
+			       "-u %s'",
+			       unit, unit);
+			return XN_ERR;
+		}
+	}
+	return 0;
+}
+
+/* Is pid our follower for bridge? (A pid file may outlive its process.) */
+static int is_follower(pid_t pid, const char *bridge)
+{
+	char path[64], buf[256];
+	size_t n, i;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	for (i = 0; i < n; i++)
+		if (!buf[i])
+			buf[i] = ' ';
+	buf[n] = 0;
+	return strstr(buf, " follow ") && strstr(buf, bridge);
+}
+
+int xn_follower_stop(const char *bridge)
+{
+	char unit[128];
+	pid_t pid, last = 0;
+	int i;
+
+	if (!xn_follower_alive(bridge, &pid))
+		return 0;
+	if (!xn_unit_name(unit, sizeof(unit), bridge) &&
+	    access("/run/systemd/system", F_OK) == 0) {
+		char *argv[] = { "systemctl", "stop", unit, NULL };
+		char *q[] = { "systemctl", "is-active", "--quiet", unit, NULL };
+
+		if (!run(q))
+			run(argv);
+	}
+	for (i = 0; i < 500 && xn_follower_alive(bridge, &pid); i++) {
+		if (pid > 0)
+			last = pid;
+		if (i == 0 && pid > 0 && is_follower(pid, bridge))
+			kill(pid, SIGTERM);
+		if (i == 300 && pid > 0 && is_follower(pid, bridge))
+			kill(pid, SIGKILL);
+		usleep(10000);
+	}
+	if (xn_follower_alive(bridge, &pid)) {
+		xn_err("the follower of %s (pid %d) does not stop", bridge,
+		       (int)pid);
+		return XN_ERR;
+	}
+	/* Its lock goes before the process does; until the process is gone
+	 * it may hold programs (libxdp 1.3 leaves descriptors open in it),
+	 * which would outlive a detach by as long as its exit takes. (A
+	 * zombie has no cmdline: gone.) */
+	for (i = 0; last > 0 && i < 1000 && is_follower(last, bridge); i++)
+		usleep(10000);
+	return 0;
+}
