@@ -8,7 +8,6 @@
  * XDPNET_FOLLOWER=daemon|systemd overrides the choice.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +17,7 @@
 #include <unistd.h>
 #include "lib/exit.h"
 #include "lib/log.h"
+#include "lib/proc.h"
 #include "lib/util.h"
 #include "state/paths.h"
 #include "sync/daemon.h"
@@ -54,29 +54,6 @@ static int use_systemd(void)
 	return 0;
 }
 
-/* Run argv, wait for it: its exit status, or -1. */
-static int run(char *const argv[])
-{
-	int st;
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		int nul = open("/dev/null", O_RDWR);
-
-		if (nul >= 0) {
-			dup2(nul, 0);
-			dup2(nul, 1);
-		}
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	if (waitpid(pid, &st, 0) < 0)
-		return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 /* Until the follower of bridge runs: 0; what child (a child of ours)
  * exited with, or XN_ERR once daemon (a process not ours) is gone or secs
  * have passed. */
@@ -103,57 +80,17 @@ static int wait_alive(const char *bridge, pid_t child, pid_t daemon, int secs)
 static int start_daemon(const char *bridge)
 {
 	char log[256], verbose[8] = "-v";
-	pid_t pid, daemon = 0;
-	int err, p[2];
+	char *argv[] = { "xdpnet", "follow", (char *)bridge,
+			 xn_verbose ? verbose : NULL, NULL };
+	pid_t daemon;
+	int err;
 
-	if (xn_run_path(log, sizeof(log), bridge, XN_RUN_LOG) || pipe(p))
+	if (xn_run_path(log, sizeof(log), bridge, XN_RUN_LOG))
 		return XN_ERR;
-	fcntl(p[0], F_SETFD, FD_CLOEXEC);
-	fcntl(p[1], F_SETFD, FD_CLOEXEC);
-	pid = fork();
-	if (pid < 0) {
-		close(p[0]);
-		close(p[1]);
-		return XN_ERR;
-	}
-	if (!pid) {
-		char *argv[] = { "xdpnet", "follow", (char *)bridge,
-				 xn_verbose ? verbose : NULL, NULL };
-		int nul = open("/dev/null", O_RDONLY), out;
-
-		setsid();
-		out = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-		if (nul >= 0)
-			dup2(nul, 0);
-		if (out >= 0) {
-			dup2(out, 1);
-			dup2(out, 2);
-		}
-		/* Nothing of the caller's (pipes of a test harness, say)
-		 * may stay open in the daemon (p[1] closes on exec). */
-		for (out = 3; out < 1024; out++)
-			if (out != p[1])
-				close(out);
-		/* A second fork: the daemon is nobody's child. Its pid goes
-		 * back to the caller, which can tell it died. */
-		pid = fork();
-		if (pid) {
-			if (write(p[1], &pid, sizeof(pid)) != sizeof(pid))
-				_exit(1);
-			_exit(0);
-		}
-		execv("/proc/self/exe", argv);
-		_exit(127);
-	}
-	close(p[1]);
-	err = waitpid(pid, NULL, 0) < 0 ? XN_ERR : 0;
-	if (read(p[0], &daemon, sizeof(daemon)) != sizeof(daemon))
-		daemon = 0;
-	close(p[0]);
+	daemon = xn_daemon("/proc/self/exe", argv, log);
 	/* A loaded host may take seconds to start it: wait while it lives,
 	 * 60 s at most. */
-	if (!err)
-		err = wait_alive(bridge, -1, daemon, 60);
+	err = daemon < 0 ? XN_ERR : wait_alive(bridge, -1, daemon, 60);
 	if (err)
 		xn_err("the follower did not start; see %s", log);
 	return err;
@@ -181,7 +118,7 @@ int xn_follower_start(const char *bridge, const char **how)
 		char *argv[] = { "systemctl", "start", "--no-block", unit,
 				 NULL };
 
-		if (run(argv)) {
+		if (xn_run(argv, NULL, 0)) {
 			xn_err("'systemctl start %s' failed; see 'journalctl "
 			       "-u %s'",
 			       unit, unit);
@@ -224,8 +161,8 @@ int xn_follower_stop(const char *bridge)
 		char *argv[] = { "systemctl", "stop", unit, NULL };
 		char *q[] = { "systemctl", "is-active", "--quiet", unit, NULL };
 
-		if (!run(q))
-			run(argv);
+		if (!xn_run(q, NULL, 0))
+			xn_run(argv, NULL, 0);
 	}
 	for (i = 0; i < 500 && xn_follower_alive(bridge, &pid); i++) {
 		if (pid > 0)
