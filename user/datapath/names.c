@@ -35,7 +35,7 @@ static const char *const ctr_names[XDPNET_C_MAX] = {
 
 const char *xn_ctr_name(unsigned int ctr)
 {
-	return ctr < XDPNET_C_MAX ? ctr_names[ctr] : NULL;
+	return XN_NAME(ctr_names, ctr, NULL);
 }
 
 int xn_ctr_from_name(const char *name)
@@ -48,48 +48,38 @@ int xn_ctr_from_name(const char *name)
 	return -1;
 }
 
+static const char *const modes[] = {
+	[XDPNET_MODE_TC] = "tc",
+	[XDPNET_MODE_XDP] = "xdp",
+};
+
 const char *xn_mode_name(__u32 mode)
 {
-	switch (mode) {
-	case XDPNET_MODE_TC:
-		return "tc";
-	case XDPNET_MODE_XDP:
-		return "xdp";
-	default:
-		return "?";
-	}
+	return XN_NAME(modes, mode, "?");
 }
+
+static const char *const tc_reasons[] = {
+	[XDPNET_TCR_NONE] = "",
+	[XDPNET_TCR_MODE] = "mode tc",
+	[XDPNET_TCR_FOREIGN_XDP] = "another XDP program is attached",
+	[XDPNET_TCR_XDP_FAILED] = "native XDP refused by the driver",
+	[XDPNET_TCR_VETH] = "veth: native XDP would strip its peer's GSO",
+	[XDPNET_TCR_FOREIGN_TCX] = "other programs on its tcx ingress",
+};
 
 const char *xn_tc_reason_text(__u8 reason)
 {
-	switch (reason) {
-	case XDPNET_TCR_NONE:
-		return "";
-	case XDPNET_TCR_MODE:
-		return "mode tc";
-	case XDPNET_TCR_FOREIGN_XDP:
-		return "another XDP program is attached";
-	case XDPNET_TCR_XDP_FAILED:
-		return "native XDP refused by the driver";
-	case XDPNET_TCR_VETH:
-		return "veth: native XDP would strip its peer's GSO";
-	case XDPNET_TCR_FOREIGN_TCX:
-		return "other programs on its tcx ingress";
-	default:
-		return "?";
-	}
+	return XN_NAME(tc_reasons, reason, "?");
 }
+
+static const char *const hooks[] = {
+	[XDPNET_HOOK_TCX] = "tcx",
+	[XDPNET_HOOK_CLSACT] = "clsact",
+};
 
 const char *xn_hook_name(__u8 hook)
 {
-	switch (hook) {
-	case XDPNET_HOOK_TCX:
-		return "tcx";
-	case XDPNET_HOOK_CLSACT:
-		return "clsact";
-	default:
-		return "?";
-	}
+	return XN_NAME(hooks, hook, "?");
 }
 
 static const char *const holds[][2] = {
@@ -158,18 +148,15 @@ const char *xn_bridge_hold_name(__u32 hold)
 	return hold < ARRAY_SIZE(bholds) ? bholds[hold][0] : "?";
 }
 
+static const char *const lat_paths[] = {
+	[XDPNET_LAT_BRIDGE] = "bridge",
+	[XDPNET_LAT_TC] = "tc",
+	[XDPNET_LAT_XDP] = "xdp",
+};
+
 const char *xn_lat_path_name(unsigned int path)
 {
-	switch (path) {
-	case XDPNET_LAT_BRIDGE:
-		return "bridge";
-	case XDPNET_LAT_TC:
-		return "tc";
-	case XDPNET_LAT_XDP:
-		return "xdp";
-	default:
-		return "?";
-	}
+	return XN_NAME(lat_paths, path, "?");
 }
 
 /* Each check: its name, what holds when it passes, and what held when it

@@ -11,6 +11,10 @@
 /* A macro's value as a string literal. */
 #define XN_STR_(x) #x
 #define XN_STR(x) XN_STR_(x)
+/* The name at index i of a table of names (strings by an enum's values),
+ * or def where the table has none. */
+#define XN_NAME(table, i, def) \
+	((size_t)(i) < ARRAY_SIZE(table) && (table)[i] ? (table)[i] : (def))
 
 /* 64-bit FNV-1a: start with XN_FNV_OFFSET, fold in n bytes at p. */
 #define XN_FNV_OFFSET 0xcbf29ce484222325ULL

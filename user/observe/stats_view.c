@@ -5,6 +5,7 @@
 #include <string.h>
 #include <errno.h>
 #include "xdpnet.h"
+#include "lib/util.h"
 #include "observe/stats_view.h"
 
 static const char *const path_names[XN_PATH_MAX] = {
@@ -17,7 +18,7 @@ static const char *const path_names[XN_PATH_MAX] = {
 
 const char *xn_path_name(unsigned int path)
 {
-	return path < XN_PATH_MAX ? path_names[path] : NULL;
+	return XN_NAME(path_names, path, NULL);
 }
 
 __u64 xn_ctr_delta(__u64 prev, __u64 cur)

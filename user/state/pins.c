@@ -16,6 +16,7 @@
 #include <bpf/libbpf.h>
 #include "xdpnet.h"
 #include "lib/log.h"
+#include "lib/util.h"
 #include "state/paths.h"
 #include "state/pins.h"
 
@@ -40,7 +41,7 @@ static const char *const map_pins[XM_N] = {
 
 const char *xn_map_pin(enum xn_map_id id)
 {
-	return id < XM_N ? map_pins[id] : NULL;
+	return XN_NAME(map_pins, id, NULL);
 }
 
 int xn_pin_exists(const char *bridge, const char *leaf)
