@@ -53,48 +53,45 @@ static void fmt_share(char *buf, size_t len, double share)
 		snprintf(buf, len, "%.1f%%", share * 100);
 }
 
+/* A flow's frames and bytes, or its rates (frames and bits a second). */
+static double frames(const struct xn_flow *f, int rates)
+{
+	return rates ? f->pps : f->packets;
+}
+
+static double amount(const struct xn_flow *f, int rates)
+{
+	return rates ? f->bps : f->bytes;
+}
+
 static void table_row(FILE *f, const char *name, const char *stage,
 		      const struct xn_port_view *pv, int rates)
 {
-	char a[16], b[16], c[16], d[16], e[16], g[16], h[16], k[16], s[16];
 	const struct xn_flow *p = pv->path;
+	const struct xn_flow *err = &p[XN_PATH_REDIRECT_ERR],
+			     *drop = &p[XN_PATH_XMIT_DROP];
+	double v[8] = {
+		frames(&pv->rx, rates),
+		amount(&pv->rx, rates),
+		frames(&pv->tx, rates),
+		amount(&pv->tx, rates),
+		frames(&p[XN_PATH_XDP], rates),
+		frames(&p[XN_PATH_TC], rates),
+		frames(&p[XN_PATH_BRIDGE], rates),
+		rates ? err->pps + drop->pps
+		      : (double)(err->packets + drop->packets),
+	};
+	char c[8][16], s[16];
+	unsigned int i;
 
-	if (rates) {
-		fmt_share(s, sizeof(s), pv->share_iv);
-		if (!pv->rx.rated) {
-			fprintf(f,
-				"%-15s %-6s %9s %9s %9s %9s %8s %8s %8s %7s %9s\n",
-				name, stage, "new", "-", "-", "-", "-", "-",
-				"-", "-", s);
-			return;
-		}
-		fprintf(f, "%-15s %-6s %9s %9s %9s %9s %8s %8s %8s %7s %9s\n",
-			name, stage, si(a, sizeof(a), pv->rx.pps),
-			si(b, sizeof(b), pv->rx.bps),
-			si(c, sizeof(c), pv->tx.pps),
-			si(d, sizeof(d), pv->tx.bps),
-			si(e, sizeof(e), p[XN_PATH_XDP].pps),
-			si(g, sizeof(g), p[XN_PATH_TC].pps),
-			si(h, sizeof(h), p[XN_PATH_BRIDGE].pps),
-			si(k, sizeof(k),
-			   p[XN_PATH_REDIRECT_ERR].pps +
-				   p[XN_PATH_XMIT_DROP].pps),
-			s);
-		return;
-	}
-	fmt_share(s, sizeof(s), pv->share);
+	fmt_share(s, sizeof(s), rates ? pv->share_iv : pv->share);
+	for (i = 0; i < 8; i++)
+		if (rates && !pv->rx.rated)
+			snprintf(c[i], sizeof(c[i]), "%s", i ? "-" : "new");
+		else
+			si(c[i], sizeof(c[i]), v[i]);
 	fprintf(f, "%-15s %-6s %9s %9s %9s %9s %8s %8s %8s %7s %9s\n", name,
-		stage, si(a, sizeof(a), pv->rx.packets),
-		si(b, sizeof(b), pv->rx.bytes),
-		si(c, sizeof(c), pv->tx.packets),
-		si(d, sizeof(d), pv->tx.bytes),
-		si(e, sizeof(e), p[XN_PATH_XDP].packets),
-		si(g, sizeof(g), p[XN_PATH_TC].packets),
-		si(h, sizeof(h), p[XN_PATH_BRIDGE].packets),
-		si(k, sizeof(k),
-		   p[XN_PATH_REDIRECT_ERR].packets +
-			   p[XN_PATH_XMIT_DROP].packets),
-		s);
+		stage, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], s);
 }
 
 /* "-- text -----" over width columns. */
