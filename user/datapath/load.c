@@ -491,26 +491,11 @@ int xn_state_load(struct xn_state *s, struct xn_load *l)
 			err = xn_pin_replace(bpf_map__fd(m), s->bridge,
 					     xn_map_pin(i));
 	}
-	if (!err)
+	for (i = 0; i < XN_PROGS && !err; i++)
 		err = xn_pin_replace(
 			bpf_program__fd(bpf_object__find_program_by_name(
-				c.obj, "xdpnet_tc")),
-			s->bridge, "prog_tc");
-	if (!err)
-		err = xn_pin_replace(
-			bpf_program__fd(bpf_object__find_program_by_name(
-				c.obj, "xdpnet_xdp")),
-			s->bridge, "prog_xdp");
-	if (!err)
-		err = xn_pin_replace(
-			bpf_program__fd(bpf_object__find_program_by_name(
-				c.obj, "xdpnet_jiffies")),
-			s->bridge, "prog_jiffies");
-	if (!err)
-		err = xn_pin_replace(
-			bpf_program__fd(bpf_object__find_program_by_name(
-				c.obj, "xdpnet_bump")),
-			s->bridge, "prog_bump");
+				c.obj, xn_prog_pins[i].prog)),
+			s->bridge, xn_prog_pins[i].pin);
 	if (!err)
 		err = attach_traces(s, c.obj, l->fdb_trace);
 	/* The dispatchers' program is of the old programs and maps. */
@@ -526,18 +511,12 @@ int xn_state_load(struct xn_state *s, struct xn_load *l)
 	l->upgraded = !l->fresh && strcmp(old.build, l->build);
 	/* Open what is pinned now (meta is not valid yet on a fresh load). */
 	xn_state_close(s);
-	xn_state_init(s, s->bridge);
+	xn_state_get(s);
 	for (i = 0; i < XM_N; i++)
-		s->fd[i] = xn_pin_get(s->bridge, xn_map_pin(i));
-	s->prog_tc = xn_pin_get(s->bridge, "prog_tc");
-	s->prog_xdp = xn_pin_get(s->bridge, "prog_xdp");
-	s->prog_jiffies = xn_pin_get(s->bridge, "prog_jiffies");
-	s->prog_bump = xn_pin_get(s->bridge, "prog_bump");
-	for (i = 0; i < XM_N; i++)
-		if (s->fd[i] < 0)
-			err = s->fd[i];
-	if (err || s->prog_tc < 0 || s->prog_xdp < 0 || s->prog_jiffies < 0 ||
-	    s->prog_bump < 0) {
+		err |= s->fd[i] < 0;
+	for (i = 0; i < XN_PROGS; i++)
+		err |= *xn_state_prog(s, i) < 0;
+	if (err) {
 		xn_state_close(s);
 		xn_err("cannot open what was pinned under %s", dir);
 		return XN_ERR;

@@ -145,23 +145,12 @@ int xn_state_open(struct xn_state *s, const char *bridge)
 		return xn_pinned_refuse(bridge, XN_PINNED_LAYOUT);
 	if (s->meta.netns_ino && s->meta.netns_ino != xn_netns_ino())
 		return XN_ENOTATTACHED;
-	for (i = 0; i < XM_N; i++) {
-		s->fd[i] = xn_pin_get(bridge, xn_map_pin(i));
-		if (s->fd[i] < 0 && i >= XM_REQUIRED) {
-			s->fd[i] = -1;
-		} else if (s->fd[i] < 0) {
-			s->fd[i] = -1;
-			xn_state_close(s);
-			return XN_ENOTATTACHED;
-		}
-	}
-	s->prog_tc = xn_pin_get(bridge, "prog_tc");
-	s->prog_xdp = xn_pin_get(bridge, "prog_xdp");
-	s->prog_jiffies = xn_pin_get(bridge, "prog_jiffies");
-	s->prog_bump = xn_pin_get(bridge, "prog_bump");
-	if (s->prog_bump < 0)
-		s->prog_bump = -1;
-	if (s->prog_tc < 0 || s->prog_xdp < 0 || s->prog_jiffies < 0) {
+	/* The maps since 0.3 and prog_bump may be missing: an older
+	 * build's state. */
+	xn_state_get(s);
+	for (i = 0; i < XM_REQUIRED; i++)
+		err |= s->fd[i] < 0;
+	if (err || s->prog_tc < 0 || s->prog_xdp < 0 || s->prog_jiffies < 0) {
 		xn_state_close(s);
 		return XN_ENOTATTACHED;
 	}

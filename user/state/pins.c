@@ -39,6 +39,14 @@ static const char *const map_pins[XM_N] = {
 	[XM_FLOWS] = "flows",
 };
 
+const struct xn_prog_pin xn_prog_pins[XN_PROGS] = {
+	{ "xdpnet_tc", "prog_tc", offsetof(struct xn_state, prog_tc) },
+	{ "xdpnet_xdp", "prog_xdp", offsetof(struct xn_state, prog_xdp) },
+	{ "xdpnet_jiffies", "prog_jiffies",
+	  offsetof(struct xn_state, prog_jiffies) },
+	{ "xdpnet_bump", "prog_bump", offsetof(struct xn_state, prog_bump) },
+};
+
 const char *xn_map_pin(enum xn_map_id id)
 {
 	return XN_NAME(map_pins, id, NULL);
@@ -131,25 +139,44 @@ void xn_state_init(struct xn_state *s, const char *bridge)
 	memcpy(s->bridge, name, sizeof(name));
 	for (i = 0; i < XM_N; i++)
 		s->fd[i] = -1;
-	s->prog_tc = s->prog_xdp = s->prog_jiffies = s->prog_bump = -1;
+	for (i = 0; i < XN_PROGS; i++)
+		*xn_state_prog(s, i) = -1;
 }
 
-void xn_state_close(struct xn_state *s)
+/* A pin's descriptor, or -1. */
+static int get_or_none(const char *bridge, const char *leaf)
+{
+	int fd = xn_pin_get(bridge, leaf);
+
+	return fd < 0 ? -1 : fd;
+}
+
+void xn_state_get(struct xn_state *s)
 {
 	int i;
 
 	for (i = 0; i < XM_N; i++)
+		s->fd[i] = get_or_none(s->bridge, xn_map_pin(i));
+	for (i = 0; i < XN_PROGS; i++)
+		*xn_state_prog(s, i) = get_or_none(s->bridge,
+						   xn_prog_pins[i].pin);
+}
+
+void xn_state_close(struct xn_state *s)
+{
+	int i, *fd;
+
+	for (i = 0; i < XM_N; i++)
 		if (s->fd[i] >= 0)
 			close(s->fd[i]);
-	if (s->prog_tc >= 0)
-		close(s->prog_tc);
-	if (s->prog_xdp >= 0)
-		close(s->prog_xdp);
-	if (s->prog_jiffies >= 0)
-		close(s->prog_jiffies);
+	for (i = 0; i < XN_PROGS; i++) {
+		fd = xn_state_prog(s, i);
+		if (*fd >= 0)
+			close(*fd);
+		*fd = -1;
+	}
 	for (i = 0; i < XM_N; i++)
 		s->fd[i] = -1;
-	s->prog_tc = s->prog_xdp = s->prog_jiffies = s->prog_bump = -1;
 }
 
 __u32 xn_map_value_size(int fd)

@@ -48,6 +48,20 @@ struct xn_state {
 	struct xdpnet_meta meta;
 };
 
+/* The programs a state pins: each one's name in the datapath's object,
+ * its pin, and its descriptor in struct xn_state (off). */
+struct xn_prog_pin {
+	const char *prog, *pin;
+	size_t off;
+};
+#define XN_PROGS 4
+extern const struct xn_prog_pin xn_prog_pins[XN_PROGS];
+/* s's descriptor of xn_prog_pins[i]. */
+static inline int *xn_state_prog(struct xn_state *s, unsigned int i)
+{
+	return (int *)((char *)s + xn_prog_pins[i].off);
+}
+
 /* Pin helpers: PIN_ROOT/bridge/leaf. */
 int xn_pin_exists(const char *bridge, const char *leaf);
 /* The XDP program in libxdp's dispatchers (datapath/multiprog.c); every load
@@ -68,6 +82,9 @@ int xn_pin_mkdir(const char *bridge, char *dir, size_t len);
 __u32 xn_map_value_size(int fd);
 
 void xn_state_init(struct xn_state *s, const char *bridge);
+/* Open every map and program pinned under s->bridge's name (-1 where
+ * there is none: what must be there is the caller's to say). */
+void xn_state_get(struct xn_state *s);
 void xn_state_close(struct xn_state *s);
 
 int xn_cfg_read(const struct xn_state *s, struct xdpnet_cfg *c);
