@@ -25,7 +25,7 @@ int xn_attach(const struct xn_opts *o)
 	struct xn_load ld = {};
 	struct xn_sync r = {};
 	const char *how = NULL;
-	struct xn_link br;
+	struct xn_bridge br;
 	int err, lk;
 
 	struct xn_attach_req rq = { .mode = o->mode,
@@ -33,18 +33,20 @@ int xn_attach(const struct xn_opts *o)
 				    .no_follow = o->no_follow,
 				    .follow = o->follow };
 
-	err = xn_prepare();
+	err = xn_cmd_bridge(&br, o->bridge, 1);
 	if (!err)
-		err = xn_find_bridge(o->bridge, &br);
+		err = xn_prepare();
+	if (!err)
+		err = xn_bridge_check(&br);
 	if (err)
 		return err;
 	if (o->strict)
 		xn_info("xdpnet: --strict is the only behaviour now: the "
 			"datapath bypasses only sources the bridge has on "
 			"the ingress port");
-	ld.bridge_ifindex = br.ifindex;
+	ld.bridge_ifindex = br.link.ifindex;
 	memcpy(ld.size, o->size, sizeof(ld.size));
-	lk = xn_lock(br.name, 30);
+	lk = xn_lock(&br, 30);
 	if (lk < 0)
 		return XN_EBUSY;
 	err = xn_attach_locked(&rq, &br, &ld, &r);
@@ -60,16 +62,16 @@ int xn_attach(const struct xn_opts *o)
 		ld.fdb_trace ? "in the kernel" : "by the follower", r.total,
 		r.total == 1 ? "" : "s", r.held, r.added, r.removed, r.changed);
 	if (o->follow)
-		return xn_follow_run(br.name, &br);
+		return xn_follow_run(&br);
 	if (ld.no_follow) {
 		pid_t pid;
 
 		/* --no-follow given now stops a follower; kept from an earlier
 		 * attach (a plain attach, the libvirt hook's), it leaves one
 		 * the operator started since ('xdpnet follow') alone. */
-		if (o->no_follow && xn_follower_stop(br.name))
+		if (o->no_follow && xn_follower_stop(&br))
 			return XN_ERR;
-		if (!o->no_follow && xn_follower_alive(br.name, &pid))
+		if (!o->no_follow && xn_follower_alive(&br, &pid))
 			return XN_OK;
 		xn_info("xdpnet: no follower (--no-follow): bridge changes only "
 			"user space sees are not followed until 'xdpnet attach "
@@ -77,7 +79,7 @@ int xn_attach(const struct xn_opts *o)
 			br.name);
 		return XN_OK;
 	}
-	err = xn_follower_start(br.name, &how);
+	err = xn_follower_start(&br, &how);
 	if (!err && strcmp(how, "running"))
 		xn_info("xdpnet: follower started (%s)", how);
 	return err;

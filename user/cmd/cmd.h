@@ -18,6 +18,12 @@ int xn_exporter(const struct xn_opts *o);
 int xn_dump(const struct xn_opts *o);
 int xn_trace(const struct xn_opts *o);
 
+/* The bridge o names, opened (state/bridge.h; lookup: looked up by its
+ * name, the command's one lookup): 0, or an exit code after a one-line
+ * error. */
+struct xn_bridge;
+int xn_cmd_bridge(struct xn_bridge *br, const char *name, int lookup);
+
 /* Run the command o names (help and version included). */
 int xn_cmd_run(const struct xn_opts *o);
 /* `git describe --always --dirty` at build time, or "unknown". */

@@ -28,70 +28,72 @@
 
 int xn_detach(const struct xn_opts *o)
 {
+	struct xn_bridge br;
 	struct xn_state s;
-	struct xn_link br;
-	char dir[256];
+	const char *dir;
 	int err, lk, have_br;
 
-	err = xn_prepare();
-	if (err)
-		return err;
 	/* The one lookup: a name that is no device at all is fine while
 	 * there are pins to remove. */
-	have_br = xn_get_link(o->bridge, &br) == 0;
-	if (xn_pin_path(dir, sizeof(dir), o->bridge, NULL) ||
-	    access(dir, F_OK)) {
+	err = xn_cmd_bridge(&br, o->bridge, 1);
+	if (!err)
+		err = xn_prepare();
+	if (err)
+		return err;
+	have_br = !br.err;
+	dir = br.path.pins;
+	if (access(dir, F_OK)) {
 		/* Nothing pinned: an unknown name is an error, as for
 		 * attach; a bridge we are not on is fine. */
-		err = xn_bridge_check(o->bridge, have_br ? 0 : -ENODEV, &br);
+		err = xn_bridge_check(&br);
 		if (err)
 			return err;
-		xn_follower_stop(o->bridge);
-		lk = xn_lock(o->bridge, 30);
+		xn_follower_stop(&br);
+		lk = xn_lock(&br, 30);
 		if (lk < 0)
 			return XN_EBUSY;
 		/* Unless an attach came in between. */
 		if (access(dir, F_OK))
-			xn_run_remove(o->bridge);
+			xn_run_remove(&br);
 		xn_unlock(lk);
-		xn_info("xdpnet: %s is not attached; nothing to do", o->bridge);
+		xn_info("xdpnet: %s is not attached; nothing to do", br.name);
 		return XN_OK;
 	}
-	lk = xn_lock(o->bridge, 30);
+	lk = xn_lock(&br, 30);
 	if (lk < 0)
 		return XN_EBUSY;
 	{
 		/* Another version's state goes (as documented); another
 		 * namespace's, or pins that are not ours, stay. */
-		enum xn_pinned p = xn_pinned(o->bridge);
+		enum xn_pinned p = xn_pinned(&br);
 
 		if (p == XN_PINNED_OTHER_NS || p == XN_PINNED_FOREIGN) {
 			xn_unlock(lk);
-			return xn_pinned_refuse(o->bridge, p);
+			return xn_pinned_refuse(&br, p);
 		}
 	}
-	err = xn_state_open(&s, o->bridge);
-	xn_follower_stop(o->bridge);
+	err = xn_state_open(&s, &br);
+	xn_follower_stop(&br);
 	if (!err) {
 		xn_reconcile_clear(&s);
-		if (have_br && s.meta.bridge_ifindex == br.ifindex)
-			xn_unhook_clsact_ports(br.ifindex);
+		if (have_br && s.meta.bridge_ifindex == br.link.ifindex)
+			xn_unhook_clsact_ports(br.link.ifindex);
 		xn_state_close(&s);
 	} else if (have_br) {
 		/* Another version's state: its links go with the pins;
 		 * its clsact filters by name. */
-		xn_unhook_clsact_ports(br.ifindex);
+		xn_unhook_clsact_ports(br.link.ifindex);
 	}
-	xn_state_remove(o->bridge);
+	xn_state_remove(&br);
 	if (!access(dir, F_OK)) {
 		xn_unlock(lk);
 		xn_err("could not remove everything under %s", dir);
 		return XN_ERR;
 	}
-	xn_run_remove(o->bridge);
+	xn_run_remove(&br);
 	xn_unlock(lk);
 	xn_info("xdpnet: detached from %s; the bridge forwards everything "
 		"again",
-		o->bridge);
+		br.name);
 	return XN_OK;
 }

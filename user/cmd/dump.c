@@ -122,24 +122,28 @@ int xn_dump(const struct xn_opts *o)
 {
 	struct xn_dump_opts d = { .paths = o->paths, .stop = &stop_dump };
 	struct writer *w = calloc(1, sizeof(*w));
-	struct xn_link br, port, *ports = NULL;
+	struct xn_link port, *ports = NULL;
+	struct xn_bridge br;
 	int err, i, np = 0, to_stdout;
 	__u64 lost = 0;
 
 	if (!w)
 		return XN_ERR;
-	err = xn_prepare_for(XN_CAPS_READ, o->bridge, &br);
+	err = xn_cmd_bridge(&br, o->bridge, 1);
+	if (!err)
+		err = xn_prepare_for(XN_CAPS_READ, &br);
 	if (err)
 		goto out;
 	if (o->port) {
-		if (xn_get_link(o->port, &port) || port.master != br.ifindex) {
+		if (xn_get_link(o->port, &port) ||
+		    port.master != br.link.ifindex) {
 			xn_err("%s is not a port of %s", o->port, o->bridge);
 			err = XN_EUSAGE;
 			goto out;
 		}
 		d.ifindex = w->port = port.ifindex;
 	}
-	err = xn_dump_ready(o->bridge);
+	err = xn_dump_ready(&br);
 	if (err)
 		goto out;
 	to_stdout = !o->write || !strcmp(o->write, "-");
@@ -163,7 +167,7 @@ int xn_dump(const struct xn_opts *o)
 	if (xn_pcapng_header(w->f, "xdpnet " XDPNET_VERSION_STR " dump"))
 		w->failed = 1;
 	/* Every port's interface up front; newcomers as they show up. */
-	if (!xn_list_ports(br.ifindex, &ports, &np))
+	if (!xn_list_ports(br.link.ifindex, &ports, &np))
 		for (i = 0; i < np; i++)
 			if (!w->port || ports[i].ifindex == w->port)
 				ifid(w, ports[i].ifindex);
@@ -172,7 +176,7 @@ int xn_dump(const struct xn_opts *o)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, on_signal);
-	err = xn_dump_run(o->bridge, &d, on_frame, w, &lost);
+	err = xn_dump_run(&br, &d, on_frame, w, &lost);
 	if (w->nifs && xn_pcapng_stats(w->f, 0, xn_real_ns(), w->frames, lost))
 		w->failed = 1;
 	if ((fflush(w->f) || w->failed) && !err) {

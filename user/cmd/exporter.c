@@ -31,36 +31,44 @@
 #define MAX_BRIDGES 64
 
 struct exporter {
-	const char *bridge; /* NULL: all of this namespace */
-	unsigned int flags; /* XN_PROM_* */
+	const struct xn_bridge *bridge; /* NULL: all of this namespace */
+	unsigned int flags;		/* XN_PROM_* */
 };
 
-/* The bridges to export: every bridge of this namespace (attached or
- * not: xdpnet_attached says which). */
-static int list_bridges(char names[][IF_NAMESIZE], int max)
+static int cmp_link(const void *a, const void *b)
+{
+	return strcmp(((const struct xn_link *)a)->name,
+		      ((const struct xn_link *)b)->name);
+}
+
+/* The bridges to export: the one given, or every bridge of this
+ * namespace (attached or not: xdpnet_attached says which), by name. */
+static int bridges(const struct exporter *x, struct xn_bridge *br, int max)
 {
 	struct xn_link *l = NULL;
 	int n = 0, nl = 0, i;
 
+	if (x->bridge) {
+		br[0] = *x->bridge;
+		return 1;
+	}
 	if (xn_list_bridges(&l, &nl))
 		return 0;
+	qsort(l, nl, sizeof(*l), cmp_link);
 	for (i = 0; i < nl && n < max; i++)
-		memcpy(names[n++], l[i].name, IF_NAMESIZE);
+		if (!xn_bridge_of_link(&br[n], &l[i]))
+			n++;
 	free(l);
 	return n;
 }
 
 /* A bridge of this namespace whose name another namespace's state uses:
  * exported as not attached, its pins left unread. */
-static void other_ns_sample(const char *bridge, struct xn_stats_sample *s)
+static void other_ns_sample(const struct xn_bridge *br,
+			    struct xn_stats_sample *s)
 {
 	memset(s, 0, sizeof(*s));
-	snprintf(s->bridge, sizeof(s->bridge), "%s", bridge);
-}
-
-static int cmp_name(const void *a, const void *b)
-{
-	return strcmp(a, b);
+	snprintf(s->bridge, sizeof(s->bridge), "%s", br->name);
 }
 
 /* The exposition, malloc'ed, or NULL (then *code says why): the page's
@@ -68,26 +76,20 @@ static int cmp_name(const void *a, const void *b)
 static char *render(void *arg, size_t *len, unsigned int *code)
 {
 	struct exporter *x = arg;
-	char(*names)[IF_NAMESIZE] = calloc(MAX_BRIDGES, IF_NAMESIZE);
+	struct xn_bridge *br = calloc(MAX_BRIDGES, sizeof(*br));
 	struct xn_stats_sample *s = calloc(MAX_BRIDGES, sizeof(*s));
 	char *buf = NULL;
 	int n = 0, ok = 0, i;
 	FILE *f;
 
 	*code = 500;
-	if (!names || !s)
+	if (!br || !s)
 		goto out;
-	if (x->bridge) {
-		snprintf(names[0], IF_NAMESIZE, "%s", x->bridge);
-		n = 1;
-	} else {
-		n = list_bridges(names, MAX_BRIDGES);
-		qsort(names, n, IF_NAMESIZE, cmp_name);
-	}
+	n = bridges(x, br, MAX_BRIDGES);
 	for (i = 0; i < n; i++) {
-		if (!xn_stats_pins_ours(names[i]))
-			other_ns_sample(names[i], &s[ok++]);
-		else if (!xn_stats_collect(names[i], &s[ok]))
+		if (!xn_stats_pins_ours(&br[i]))
+			other_ns_sample(&br[i], &s[ok++]);
+		else if (!xn_stats_collect(&br[i], &s[ok]))
 			ok++;
 	}
 	if (x->bridge && !ok) {
@@ -108,7 +110,7 @@ out:
 	for (i = 0; s && i < ok; i++)
 		xn_stats_free(&s[i]);
 	free(s);
-	free(names);
+	free(br);
 	return buf;
 }
 
@@ -124,7 +126,6 @@ int xn_exporter(const struct xn_opts *o)
 {
 	const char *listen = o->listen ? o->listen : XN_EXPORTER_DEFAULT;
 	struct exporter x = {
-		.bridge = o->bridge,
 		.flags = o->lat_pairs ? XN_PROM_LAT_PAIRS : 0,
 	};
 	const struct xn_http_page page = {
@@ -139,7 +140,7 @@ int xn_exporter(const struct xn_opts *o)
 	struct sockaddr_storage ss;
 	unsigned long scrapes;
 	struct xn_http *h;
-	struct xn_link br;
+	struct xn_bridge br;
 	socklen_t sl;
 	sigset_t set, old;
 	int err;
@@ -149,7 +150,13 @@ int xn_exporter(const struct xn_opts *o)
 		       listen);
 		return XN_EUSAGE;
 	}
-	err = xn_prepare_for(XN_CAPS_READ, o->bridge, &br);
+	if (o->bridge) {
+		err = xn_cmd_bridge(&br, o->bridge, 1);
+		if (err)
+			return err;
+		x.bridge = &br;
+	}
+	err = xn_prepare_for(XN_CAPS_READ, x.bridge);
 	if (err)
 		return err;
 	/* Block the signals in the server's thread; this one waits for

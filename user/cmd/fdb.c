@@ -49,15 +49,18 @@ int xn_fdb(const struct xn_opts *o)
 	int max, n, err;
 	struct xn_fdb_row *rows;
 	struct xdpnet_cfg c = {};
+	struct xn_bridge br;
 	struct xn_state st;
 	__u32 now = 0;
 
-	err = xn_prepare();
+	err = xn_cmd_bridge(&br, o->bridge, 1);
+	if (!err)
+		err = xn_prepare();
 	if (err)
 		return err;
-	err = xn_state_open(&st, o->bridge);
+	err = xn_state_open(&st, &br);
 	if (err == XN_ENOTATTACHED)
-		err = xn_bridge_unattached(o->bridge,
+		err = xn_bridge_unattached(&br,
 					   "%s is not attached (try 'xdpnet "
 					   "attach %s')",
 					   o->bridge, o->bridge);

@@ -7,10 +7,12 @@
 
 int xn_follow(const struct xn_opts *o)
 {
-	struct xn_link br;
-	int err = xn_prepare();
+	struct xn_bridge br;
+	int err = xn_cmd_bridge(&br, o->bridge, 1);
 
 	if (!err)
-		err = xn_find_bridge(o->bridge, &br);
-	return err ? err : xn_follow_run(br.name, &br);
+		err = xn_prepare();
+	if (!err)
+		err = xn_bridge_check(&br);
+	return err ? err : xn_follow_run(&br);
 }

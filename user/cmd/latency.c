@@ -16,34 +16,35 @@
 int xn_latency(const struct xn_opts *o)
 {
 	char dir[256];
-	struct xn_link br;
+	struct xn_bridge br;
 	int err;
 
-	err = xn_prepare_for(XN_CAPS_PROBE, o->bridge, &br);
+	err = xn_cmd_bridge(&br, o->bridge, 1);
+	if (!err)
+		err = xn_prepare_for(XN_CAPS_PROBE, &br);
 	if (err)
 		return err;
 	{
-		enum xn_pinned p = xn_pinned(o->bridge);
+		enum xn_pinned p = xn_pinned(&br);
 
 		if (p >= XN_PINNED_OTHER_NS)
-			return xn_pinned_refuse(o->bridge, p);
+			return xn_pinned_refuse(&br, p);
 	}
-	if (xn_pin_exists(o->bridge, "lat_ctl") && !xn_lat_ours(o->bridge)) {
-		xn_pin_path(dir, sizeof(dir), o->bridge, NULL);
+	if (xn_pin_exists(&br, "lat_ctl") && !xn_lat_ours(&br)) {
 		xn_err("%s holds the state of a bridge named %s in another "
 		       "network namespace",
-		       dir, o->bridge);
+		       br.path.pins, br.name);
 		return XN_ERR;
 	}
 	if (!o->arg) {
-		int on = xn_lat_is_on(o->bridge);
+		int on = xn_lat_is_on(&br);
 
-		printf("%s: latency probe %s\n", o->bridge, on ? "on" : "off");
+		printf("%s: latency probe %s\n", br.name, on ? "on" : "off");
 		return XN_OK;
 	}
 	if (!strcmp(o->arg, "off"))
-		return xn_lat_off(o->bridge);
-	if (xn_pin_mkdir(o->bridge, dir, sizeof(dir)))
+		return xn_lat_off(&br);
+	if (xn_pin_mkdir(&br, dir, sizeof(dir)))
 		return XN_ERR;
-	return xn_lat_on(o->bridge, &br);
+	return xn_lat_on(&br);
 }

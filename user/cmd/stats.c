@@ -50,20 +50,21 @@ int xn_stats(const struct xn_opts *o)
 {
 	struct xn_stats_sample a, b, *prev = &a, *cur = &b, *t;
 	struct timespec next;
+	struct xn_bridge br;
 	unsigned long seq = 0;
 	int err, live;
 
-	err = xn_require_root(XN_CAPS_READ);
+	err = xn_cmd_bridge(&br, o->bridge, 1);
+	if (!err)
+		err = xn_require_root(XN_CAPS_READ);
 	if (!err)
 		err = xn_ensure_bpffs();
 	if (err)
 		return err;
 	if (o->reset) {
-		struct xn_link br;
-
-		err = xn_find_bridge(o->bridge, &br);
+		err = xn_bridge_check(&br);
 		if (!err)
-			err = xn_stats_reset(o->bridge);
+			err = xn_stats_reset(&br);
 		if (err)
 			return err;
 		if (!o->interval && !o->json && !o->prom && !o->latency) {
@@ -74,11 +75,11 @@ int xn_stats(const struct xn_opts *o)
 			return XN_OK;
 		}
 	}
-	if (xn_pinned(o->bridge) >= XN_PINNED_OTHER_NS)
-		return xn_pinned_refuse(o->bridge, xn_pinned(o->bridge));
-	if (!xn_stats_pins_ours(o->bridge))
-		return xn_stats_refuse_other_ns(o->bridge);
-	err = xn_stats_collect(o->bridge, cur);
+	if (xn_pinned(&br) >= XN_PINNED_OTHER_NS)
+		return xn_pinned_refuse(&br, xn_pinned(&br));
+	if (!xn_stats_pins_ours(&br))
+		return xn_stats_refuse_other_ns(&br);
+	err = xn_stats_collect(&br, cur);
 	if (err)
 		return err;
 	if (o->prom) {
@@ -110,7 +111,7 @@ int xn_stats(const struct xn_opts *o)
 		t = prev;
 		prev = cur;
 		cur = t;
-		err = xn_stats_collect(o->bridge, cur);
+		err = xn_stats_collect(&br, cur);
 		if (err) {
 			xn_stats_free(prev);
 			return err;

@@ -36,7 +36,8 @@ static const char *link_why(void)
 				     : why;
 }
 
-static int status_one(const char *bridge, struct xn_bridge_status *s, int quiet)
+static int status_one(const struct xn_bridge *bridge,
+		      struct xn_bridge_status *s, int quiet)
 {
 	int ncpu = libbpf_num_possible_cpus(), n = 0, err;
 	struct xdpnet_stats *pc;
@@ -53,7 +54,7 @@ static int status_one(const char *bridge, struct xn_bridge_status *s, int quiet)
 	xn_set_quiet(0);
 	if (err)
 		return err;
-	snprintf(s->name, sizeof(s->name), "%s", bridge);
+	snprintf(s->name, sizeof(s->name), "%s", bridge->name);
 	s->meta = st.meta;
 	xn_cfg_read(&st, &s->cfg);
 	s->fdb_entries = xn_map_count_keys(st.fd[XM_FDB]);
@@ -64,7 +65,7 @@ static int status_one(const char *bridge, struct xn_bridge_status *s, int quiet)
 	xn_flows_read(&st, &s->flows);
 	s->note_set = !xn_pin_exists(bridge, "trace_redirect_err");
 	s->gone = xn_get_link_by_index(st.meta.bridge_ifindex, &l) ||
-		  strcmp(l.name, bridge);
+		  strcmp(l.name, bridge->name);
 	s->follower = xn_follower_alive(bridge, &pid);
 	s->follower_pid = pid;
 	pc = calloc(ncpu, sizeof(*pc));
@@ -107,28 +108,23 @@ static int status_one(const char *bridge, struct xn_bridge_status *s, int quiet)
 
 /* A bridge that is not attached, whose latency probe pinned maps (it runs
  * on a bridge alone too): say where, and what removes them. */
-static void lat_pins(const char *bridge, const char *what)
+static void lat_pins(const struct xn_bridge *bridge, const char *what)
 {
-	char dir[256];
-
-	if (xn_pin_path(dir, sizeof(dir), bridge, NULL))
-		return;
 	xn_err("%s is %s; its latency probe is %s, its maps are pinned "
 	       "under %s ('xdpnet detach %s' removes them)",
-	       bridge, what, xn_lat_is_on(bridge) ? "on" : "off", dir, bridge);
+	       bridge->name, what, xn_lat_is_on(bridge) ? "on" : "off",
+	       bridge->path.pins, bridge->name);
 }
 
-static int unattached(const char *bridge)
+static int unattached(const struct xn_bridge *bridge)
 {
-	struct xn_link l;
-
 	if (!xn_lat_ours(bridge))
 		return xn_bridge_unattached(bridge,
 					    "%s is not attached (try 'xdpnet "
 					    "attach %s')",
-					    bridge, bridge);
+					    bridge->name, bridge->name);
 	/* A deleted bridge's probe pins most of all. */
-	if (xn_get_link(bridge, &l)) {
+	if (bridge->err) {
 		lat_pins(bridge, "no longer a device");
 		return XN_ENOBRIDGE;
 	}
@@ -145,30 +141,37 @@ static int cmp_port(const void *a, const void *b)
 int xn_status(const struct xn_opts *o)
 {
 	struct xn_bridge_status *s;
-	int n = 0, i, err = xn_prepare();
 	char(*names)[IF_NAMESIZE];
+	struct xn_bridge br;
+	int n = 0, i, err = 0;
 	int nnames;
 
+	if (o->bridge)
+		err = xn_cmd_bridge(&br, o->bridge, 1);
+	if (!err)
+		err = xn_prepare();
 	if (err)
 		return err;
 	s = calloc(MAX_BRIDGES, sizeof(*s));
 	if (!s)
 		return XN_ERR;
 	if (o->bridge) {
-		err = status_one(o->bridge, &s[0], 0);
+		err = status_one(&br, &s[0], 0);
 		if (err == XN_ENOTATTACHED)
-			err = unattached(o->bridge);
+			err = unattached(&br);
 		n = !err;
 	} else if (!xn_pin_dirs(&names, &nnames)) {
 		/* Other namespaces' bridges and other versions' state are
 		 * not ours to show; a latency probe's pins are named. */
 		for (i = 0; i < nnames && n < MAX_BRIDGES; i++) {
-			err = status_one(names[i], &s[n], 1);
+			if (xn_bridge_open(&br, names[i], 0))
+				continue;
+			err = status_one(&br, &s[n], 1);
 			if (!err)
 				n++;
 			else if (err == XN_ENOTATTACHED && !o->json &&
-				 xn_lat_ours(names[i]))
-				lat_pins(names[i], "not attached");
+				 xn_lat_ours(&br))
+				lat_pins(&br, "not attached");
 		}
 		err = 0;
 		free(names);

@@ -2,9 +2,12 @@
 /* The dispatch table: command -> function (the parser's table of names,
  * options and help is cmd/cli.c's); help and version. */
 #include <stdio.h>
+#include <string.h>
 #include "xdpnet.h"
 #include "lib/exit.h"
 #include "lib/util.h"
+#include "lib/log.h"
+#include "state/bridge.h"
 #include "datapath/load.h"
 #include "cmd/cmd.h"
 
@@ -17,6 +20,15 @@
 const char *xn_git_desc(void)
 {
 	return XN_GIT_DESC[0] ? XN_GIT_DESC : "unknown";
+}
+
+int xn_cmd_bridge(struct xn_bridge *br, const char *name, int lookup)
+{
+	int err = xn_bridge_open(br, name, lookup);
+
+	if (err)
+		xn_err("%s: %s", name, strerror(-err));
+	return err ? XN_ERR : XN_OK;
 }
 
 static int version(const struct xn_opts *o)

@@ -21,11 +21,14 @@ int xn_trace(const struct xn_opts *o)
 	static __u8 buf[XN_TRACE_MAX_FRAME];
 	struct xn_pcap_frame pf = { .buf = buf, .cap = sizeof(buf) };
 	struct xn_trace t = { .frame = buf };
-	struct xn_link br, port;
+	struct xn_bridge br;
+	struct xn_link port;
 	const char *in = o->in;
 	int err;
 
-	err = xn_prepare_for(XN_CAPS_ADMIN, o->bridge, &br);
+	err = xn_cmd_bridge(&br, o->bridge, 1);
+	if (!err)
+		err = xn_prepare_for(XN_CAPS_ADMIN, &br);
 	if (err)
 		return err;
 	if (o->pcap) {
@@ -52,12 +55,12 @@ int xn_trace(const struct xn_opts *o)
 			return XN_EUSAGE;
 		}
 	}
-	if (xn_get_link(in, &port) || port.master != br.ifindex) {
+	if (xn_get_link(in, &port) || port.master != br.link.ifindex) {
 		xn_err("%s is not a port of %s", in, o->bridge);
 		return XN_EUSAGE;
 	}
 	t.ifindex = port.ifindex;
-	err = xn_trace_run(o->bridge, &t);
+	err = xn_trace_run(&br, &t);
 	if (err)
 		return err;
 	xn_trace_print(stdout, o->bridge, in, &t, o->json);

@@ -39,7 +39,7 @@ static int link_info(int fd, __u32 *prog_id, __u32 *ifindex)
 	return 0;
 }
 
-__u32 xn_link_prog_id(const char *bridge, const char *leaf)
+__u32 xn_link_prog_id(const struct xn_bridge *bridge, const char *leaf)
 {
 	int fd = xn_pin_get(bridge, leaf);
 	__u32 id = 0, ifindex = 0;

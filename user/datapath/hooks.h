@@ -67,7 +67,7 @@ void xn_unhook_tc(struct xn_state *s, const struct xdpnet_port *port);
 void xn_unhook_clsact_ports(__u32 bridge_ifindex);
 
 /* Program id behind a pinned link (tc_IFINDEX, xdp_IFINDEX), 0 if none. */
-__u32 xn_link_prog_id(const char *bridge, const char *leaf);
+__u32 xn_link_prog_id(const struct xn_bridge *bridge, const char *leaf);
 __u32 xn_prog_id(int prog_fd);
 
 /* The tcx chains (both sides) of every port, hashed: tcx raises no

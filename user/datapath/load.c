@@ -393,7 +393,7 @@ struct bpf_object *xn_trace_object(const struct xn_state *s)
 
 /* A size asked for that the entries pinned now would not fit in: 1 after a
  * one-line error. (Carried over, they would be dropped.) */
-static int sizes_refuse(const char *bridge, const struct xn_load *l)
+static int sizes_refuse(const struct xn_bridge *bridge, const struct xn_load *l)
 {
 	unsigned int k;
 
@@ -412,7 +412,7 @@ static int sizes_refuse(const char *bridge, const struct xn_load *l)
 			       "holds now: give at least %d (a copy never "
 			       "drops an entry), or detach first",
 			       xn_sizes[k].opt, l->size[k], n, xn_sizes[k].what,
-			       bridge, n);
+			       bridge->name, n);
 			return 1;
 		}
 	}
@@ -449,7 +449,7 @@ int xn_state_load(struct xn_state *s, struct xn_load *l)
 			xn_err("the counters pinned in %s have a layout this "
 			       "build cannot carry over; run 'xdpnet detach "
 			       "%s', then attach again (counters restart)",
-			       dir, s->bridge);
+			       dir, s->bridge->name);
 			return XN_ERR;
 		}
 		if (!err)
@@ -529,7 +529,7 @@ int xn_state_load(struct xn_state *s, struct xn_load *l)
 	}
 	s->meta.abi = XDPNET_ABI;
 	s->meta.bridge_ifindex = l->bridge_ifindex;
-	s->meta.netns_ino = xn_netns_ino();
+	s->meta.netns_ino = s->bridge->ns.ino;
 	s->meta.live = l->live;
 	s->meta.fdb_trace = l->fdb_trace;
 	/* The build id goes in with the rest of meta, by the caller, once

@@ -105,7 +105,7 @@ int xn_mp_available(const char **why)
 	return state;
 }
 
-__u32 xn_mp_prog_id(const char *bridge)
+__u32 xn_mp_prog_id(const struct xn_bridge *bridge)
 {
 	struct bpf_prog_info info = {};
 	__u32 len = sizeof(info);
@@ -325,7 +325,7 @@ static void dir_remove(const char *dir)
 		xn_debug("cannot remove %s: %s", dir, strerror(errno));
 }
 
-void xn_mp_sweep(const char *bridge)
+void xn_mp_sweep(const struct xn_bridge *bridge)
 {
 	__u32 own = xn_mp_prog_id(bridge), id;
 	char dir[PATH_MAX];

@@ -22,7 +22,7 @@
 int xn_mp_available(const char **why);
 
 /* The id of the bridge's pinned dispatcher program, 0 when none. */
-__u32 xn_mp_prog_id(const char *bridge);
+__u32 xn_mp_prog_id(const struct xn_bridge *bridge);
 
 /* What holds XDP on a port, seen by libxdp. */
 enum xn_mp_seen {
@@ -51,6 +51,6 @@ void xn_mp_detach(__u32 ifindex);
  * directory of another namespace's device (libxdp names them by ifindex
  * alone) is never touched. Under libxdp's lock.
  */
-void xn_mp_sweep(const char *bridge);
+void xn_mp_sweep(const struct xn_bridge *bridge);
 
 #endif

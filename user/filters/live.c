@@ -214,15 +214,17 @@ static int read_ports(struct xn_filt_live *L, __u32 bridge_ifindex)
 	return 0;
 }
 
-int xn_filt_read_live(const char *bridge, int assume_nf, struct xn_filt_live *L)
+int xn_filt_read_live(unsigned int bridge_ifindex, int assume_nf,
+		      struct xn_filt_live *L)
 {
 	struct xn_link br;
 
 	memset(L, 0, sizeof(*L));
-	if (xn_get_link(bridge, &br) || strcmp(br.kind, "bridge") ||
-	    read_ports(L, br.ifindex))
+	if (xn_get_link_by_index(bridge_ifindex, &br) ||
+	    strcmp(br.kind, "bridge") || read_ports(L, br.ifindex))
 		return -1;
-	L->in.bridge = bridge;
+	memcpy(L->name, br.name, sizeof(L->name));
+	L->in.bridge = L->name;
 	L->in.texts = L->texts;
 	L->in.vm_nets = L->nets;
 	L->in.unknown = L->unknown;
@@ -239,7 +241,7 @@ int xn_filt_read_live(const char *bridge, int assume_nf, struct xn_filt_live *L)
 		L->in.call_iptables = L->in.call_ip6tables =
 			L->in.call_arptables = L->in.filter_vlan_tagged =
 				L->in.filter_pppoe_tagged = 1;
-	read_nets(L, bridge);
+	read_nets(L, L->name);
 	save_tools(L, XN_FILT_EBT, "ebtables", NULL);
 	if (L->in.call_iptables)
 		save_tools(L, XN_FILT_IPT4, "iptables",

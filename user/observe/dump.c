@@ -59,7 +59,7 @@ static int ctl_set(const struct xn_state *s, const struct xn_dump_opts *o,
 	return 0;
 }
 
-static int open_state(const char *bridge, struct xn_state *s)
+static int open_state(const struct xn_bridge *bridge, struct xn_state *s)
 {
 	int err = xn_state_open(s, bridge);
 
@@ -68,20 +68,20 @@ static int open_state(const char *bridge, struct xn_state *s)
 					    "%s is not attached: its frames "
 					    "all take the bridge (tcpdump -i "
 					    "%s shows them)",
-					    bridge, bridge);
+					    bridge->name, bridge->name);
 	if (err)
 		return err;
 	if (s->fd[XM_DUMP] < 0 || s->fd[XM_DUMP_RB] < 0) {
 		xn_state_close(s);
 		xn_err("%s's datapath predates dump; 'xdpnet attach %s' "
 		       "upgrades it in place",
-		       bridge, bridge);
+		       bridge->name, bridge->name);
 		return XN_ERR;
 	}
 	return 0;
 }
 
-int xn_dump_ready(const char *bridge)
+int xn_dump_ready(const struct xn_bridge *bridge)
 {
 	struct xn_state s;
 	int err = open_state(bridge, &s);
@@ -104,7 +104,7 @@ static __u32 map_id(int fd)
 /* Is the ring this dump reads (id) still the bridge's? A detach removes
  * the pins (the dump's own descriptors keep the maps alive, silent), an
  * attach after it pins new ones. */
-static int still_attached(const char *bridge, __u32 id)
+static int still_attached(const struct xn_bridge *bridge, __u32 id)
 {
 	int fd = xn_pin_get(bridge, xn_map_pin(XM_DUMP_RB));
 	__u32 now = map_id(fd);
@@ -114,8 +114,8 @@ static int still_attached(const char *bridge, __u32 id)
 	return now && now == id;
 }
 
-int xn_dump_run(const char *bridge, const struct xn_dump_opts *o, xn_dump_cb cb,
-		void *arg, __u64 *lost)
+int xn_dump_run(const struct xn_bridge *bridge, const struct xn_dump_opts *o,
+		xn_dump_cb cb, void *arg, __u64 *lost)
 {
 	struct reader rd = { .cb = cb, .arg = arg };
 	struct ring_buffer *rb = NULL;
@@ -135,13 +135,13 @@ int xn_dump_run(const char *bridge, const struct xn_dump_opts *o, xn_dump_cb cb,
 		xn_err(lk == -EBUSY ? "another xdpnet dump of %s runs; one at "
 				      "a time"
 				    : "cannot take the dump lock of %s",
-		       bridge);
+		       bridge->name);
 		return XN_EBUSY;
 	}
 	rb = ring_buffer__new(s.fd[XM_DUMP_RB], on_record, &rd, NULL);
 	if (!rb) {
 		err = -errno;
-		xn_err("cannot read %s's dump ring: %s", bridge,
+		xn_err("cannot read %s's dump ring: %s", bridge->name,
 		       strerror(-err));
 		goto out;
 	}
@@ -149,7 +149,7 @@ int xn_dump_run(const char *bridge, const struct xn_dump_opts *o, xn_dump_cb cb,
 	rd.wall_off = (__s64)(xn_real_ns() - rd.since);
 	err = ctl_set(&s, o, 1, &lost0);
 	if (err) {
-		xn_err("cannot switch %s's dump on: %s", bridge,
+		xn_err("cannot switch %s's dump on: %s", bridge->name,
 		       strerror(-err));
 		goto out;
 	}
@@ -158,7 +158,7 @@ int xn_dump_run(const char *bridge, const struct xn_dump_opts *o, xn_dump_cb cb,
 	while (!rd.done && !(o->stop && *o->stop)) {
 		err = ring_buffer__poll(rb, 100);
 		if (err < 0 && err != -EINTR) {
-			xn_err("reading %s's dump ring: %s", bridge,
+			xn_err("reading %s's dump ring: %s", bridge->name,
 			       strerror(-err));
 			break;
 		}
@@ -168,7 +168,7 @@ int xn_dump_run(const char *bridge, const struct xn_dump_opts *o, xn_dump_cb cb,
 			if (!still_attached(bridge, rb_id)) {
 				ring_buffer__consume(rb);
 				xn_err("%s was detached: the dump ends",
-				       bridge);
+				       bridge->name);
 				detached = 1;
 				break;
 			}
@@ -186,7 +186,7 @@ out:
 	return detached ? XN_ENOTATTACHED : err ? XN_ERR : XN_OK;
 }
 
-void xn_dump_orphan_off(const char *bridge, int fd)
+void xn_dump_orphan_off(const struct xn_bridge *bridge, int fd)
 {
 	struct xdpnet_dump_ctl c;
 	__u32 zero = 0;
@@ -198,5 +198,5 @@ void xn_dump_orphan_off(const char *bridge, int fd)
 	if (!bpf_map_update_elem(fd, &zero, &c, 0))
 		xn_info("xdpnet: %s: a dump's reader died; its copy of frames "
 			"switched off",
-			bridge);
+			bridge->name);
 }

@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <linux/types.h>
 #include "xdpnet.h"
+#include "state/bridge.h"
 
 struct xn_dump_opts {
 	__u32 ifindex; /* only frames from or to this port; 0: all */
@@ -26,16 +27,16 @@ typedef int (*xn_dump_cb)(const struct xdpnet_dump_rec *r, __u64 wall_ns,
 
 /* Can bridge be dumped (attached, by a build with the dump)? XN_OK, or an
  * XN_* exit code after a one-line error. */
-int xn_dump_ready(const char *bridge);
+int xn_dump_ready(const struct xn_bridge *bridge);
 
 /* Dump bridge's frames until cb or o->stop says stop. *lost: records the
  * ring had no room for meanwhile. An XN_* exit code, after a one-line
  * error. */
-int xn_dump_run(const char *bridge, const struct xn_dump_opts *o, xn_dump_cb cb,
-		void *arg, __u64 *lost);
+int xn_dump_run(const struct xn_bridge *bridge, const struct xn_dump_opts *o,
+		xn_dump_cb cb, void *arg, __u64 *lost);
 
 /* The follower's safeguard: a dump's switch left on by a reader that died
  * (kill -9) is turned off. fd: the pinned "dump" map (-1: none). */
-void xn_dump_orphan_off(const char *bridge, int fd);
+void xn_dump_orphan_off(const struct xn_bridge *bridge, int fd);
 
 #endif

@@ -35,7 +35,7 @@ static const char *const lat_links[] = { "lat_rx", "lat_tx", "lat_xdp" };
 #define N_LINKS ARRAY_SIZE(lat_links)
 
 /* The probe's pins belong to this namespace's bridge? Pins are global. */
-int xn_lat_ours(const char *bridge)
+int xn_lat_ours(const struct xn_bridge *bridge)
 {
 	struct xdpnet_lat_ctl ctl = {};
 	__u32 zero = 0;
@@ -46,13 +46,13 @@ int xn_lat_ours(const char *bridge)
 	/* Never switched on: the namespace of the datapath's state, if any
 	 * (an attach pins the probe's switch too). */
 	ok = !bpf_map_lookup_elem(fd, &zero, &ctl) &&
-	     (ctl.netns_ino ? ctl.netns_ino == xn_netns_ino()
+	     (ctl.netns_ino ? ctl.netns_ino == bridge->ns.ino
 			    : xn_pinned(bridge) != XN_PINNED_OTHER_NS);
 	close(fd);
 	return ok;
 }
 
-int xn_lat_is_on(const char *bridge)
+int xn_lat_is_on(const struct xn_bridge *bridge)
 {
 	unsigned int i;
 
@@ -74,7 +74,8 @@ static int cmp_row(const void *a, const void *b)
 	return c ? c : (int)x->key.path - (int)y->key.path;
 }
 
-int xn_lat_read(const char *bridge, struct xn_lat_row **rows, int *n)
+int xn_lat_read(const struct xn_bridge *bridge, struct xn_lat_row **rows,
+		int *n)
 {
 	int ncpu = libbpf_num_possible_cpus(), fd, err, cap = 0;
 	struct xdpnet_lat_key k, nk;
@@ -132,7 +133,7 @@ int xn_lat_read(const char *bridge, struct xn_lat_row **rows, int *n)
 	return 0;
 }
 
-int xn_lat_reset(const char *bridge)
+int xn_lat_reset(const struct xn_bridge *bridge)
 {
 	struct xdpnet_lat_key *keys, k, nk;
 	int fd, n = 0, i, err;
@@ -198,12 +199,12 @@ static int ports_sync(int fd, __u32 bridge_ifindex, int *count)
 	return 0;
 }
 
-static void set_ctl(int fd, __u32 on, __u32 bridge_ifindex)
+static void set_ctl(int fd, __u32 on, const struct xn_bridge *bridge)
 {
 	struct xdpnet_lat_ctl ctl = {
 		.on = on,
-		.bridge_ifindex = bridge_ifindex,
-		.netns_ino = xn_netns_ino(),
+		.bridge_ifindex = bridge->link.ifindex,
+		.netns_ino = bridge->ns.ino,
 	};
 	__u32 zero = 0;
 
@@ -212,7 +213,7 @@ static void set_ctl(int fd, __u32 on, __u32 bridge_ifindex)
 
 /* Tell an attached datapath whether to mark frames for the probe
  * (xdpnet_cfg.lat_on; reconcile keeps it equal to lat_ctl.on). */
-static void datapath_mark(const char *bridge, __u32 on)
+static void datapath_mark(const struct xn_bridge *bridge, __u32 on)
 {
 	struct xdpnet_cfg c;
 	struct xn_state st;
@@ -229,7 +230,7 @@ static void datapath_mark(const char *bridge, __u32 on)
 	xn_state_close(&st);
 }
 
-static void links_remove(const char *bridge)
+static void links_remove(const struct xn_bridge *bridge)
 {
 	unsigned int i;
 
@@ -238,7 +239,8 @@ static void links_remove(const char *bridge)
 }
 
 /* Reuse a pinned map of the bridge if there is one. 1 if reused. */
-static int reuse(struct bpf_map *m, const char *bridge, const char *leaf)
+static int reuse(struct bpf_map *m, const struct xn_bridge *bridge,
+		 const char *leaf)
 {
 	int fd = xn_pin_get(bridge, leaf), err;
 
@@ -249,7 +251,7 @@ static int reuse(struct bpf_map *m, const char *bridge, const char *leaf)
 	return !err;
 }
 
-int xn_lat_on(const char *bridge, const struct xn_link *br)
+int xn_lat_on(const struct xn_bridge *bridge)
 {
 	struct xdpnet_lat_bpf *skel;
 	struct bpf_link *l[N_LINKS] = {};
@@ -264,7 +266,8 @@ int xn_lat_on(const char *bridge, const struct xn_link *br)
 
 	if (xn_lat_is_on(bridge)) {
 		fd = xn_pin_get(bridge, "lat_ports");
-		err = fd < 0 ? -ENOENT : ports_sync(fd, br->ifindex, &nports);
+		err = fd < 0 ? -ENOENT
+			     : ports_sync(fd, bridge->link.ifindex, &nports);
 		if (fd >= 0)
 			close(fd);
 		if (err) {
@@ -274,12 +277,12 @@ int xn_lat_on(const char *bridge, const struct xn_link *br)
 		}
 		fd = xn_pin_get(bridge, "lat_ctl");
 		if (fd >= 0) {
-			set_ctl(fd, 1, br->ifindex);
+			set_ctl(fd, 1, bridge);
 			close(fd);
 		}
 		datapath_mark(bridge, 1);
 		xn_info("xdpnet: latency probe already on for %s (%d port%s)",
-			bridge, nports, nports == 1 ? "" : "s");
+			bridge->name, nports, nports == 1 ? "" : "s");
 		return XN_OK;
 	}
 	links_remove(bridge); /* a half-done earlier "on" */
@@ -290,7 +293,7 @@ int xn_lat_on(const char *bridge, const struct xn_link *br)
 		       strerror(errno));
 		return XN_ENOBPF;
 	}
-	skel->rodata->cfg_netns_ino = xn_netns_ino();
+	skel->rodata->cfg_netns_ino = bridge->ns.ino;
 	skel->rodata->cfg_use_redirected = !(env && *env && strcmp(env, "0"));
 	maps[0].m = skel->maps.lat_ctl;
 	maps[0].leaf = "lat_ctl";
@@ -317,8 +320,8 @@ int xn_lat_on(const char *bridge, const struct xn_link *br)
 			err = xn_pin_obj(bpf_map__fd(maps[i].m), bridge,
 					 maps[i].leaf);
 	if (!err)
-		err = ports_sync(bpf_map__fd(skel->maps.lat_ports), br->ifindex,
-				 &nports);
+		err = ports_sync(bpf_map__fd(skel->maps.lat_ports),
+				 bridge->link.ifindex, &nports);
 	if (!err) {
 		l[0] = bpf_program__attach(skel->progs.xdpnet_lat_rx);
 		l[1] = bpf_program__attach(skel->progs.xdpnet_lat_tx);
@@ -329,7 +332,7 @@ int xn_lat_on(const char *bridge, const struct xn_link *br)
 				   : -errno;
 	}
 	if (!err) {
-		set_ctl(bpf_map__fd(skel->maps.lat_ctl), 1, br->ifindex);
+		set_ctl(bpf_map__fd(skel->maps.lat_ctl), 1, bridge);
 		datapath_mark(bridge, 1);
 	}
 	for (i = 0; i < N_LINKS; i++)
@@ -343,18 +346,18 @@ int xn_lat_on(const char *bridge, const struct xn_link *br)
 	}
 	xn_info("xdpnet: latency probe on for %s (%d port%s); see 'xdpnet "
 		"stats %s --latency'",
-		bridge, nports, nports == 1 ? "" : "s", bridge);
+		bridge->name, nports, nports == 1 ? "" : "s", bridge->name);
 	return XN_OK;
 }
 
-int xn_lat_off(const char *bridge)
+int xn_lat_off(const struct xn_bridge *bridge)
 {
 	int fd;
 
 	if (!xn_pin_exists(bridge, "lat_ctl") &&
 	    !xn_pin_exists(bridge, "lat_rx")) {
 		xn_info("xdpnet: latency probe is not on for %s; nothing to do",
-			bridge);
+			bridge->name);
 		return XN_OK;
 	}
 	/* Datapath first: it stops marking frames, then the probe goes. */
@@ -373,6 +376,6 @@ int xn_lat_off(const char *bridge)
 	links_remove(bridge);
 	xn_info("xdpnet: latency probe off for %s; the histograms stay until "
 		"'xdpnet stats %s --reset' or detach",
-		bridge, bridge);
+		bridge->name, bridge->name);
 	return XN_OK;
 }

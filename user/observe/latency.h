@@ -8,26 +8,27 @@
 #ifndef XN_LATENCY_H
 #define XN_LATENCY_H
 
-#include "lib/nl.h"
+#include "state/bridge.h"
 #include "observe/histogram.h"
 
-/* Switch the probe on for br (named bridge) or off; an exit code, after a
- * line saying what was done or a one-line error. */
-int xn_lat_on(const char *bridge, const struct xn_link *br);
-int xn_lat_off(const char *bridge);
+/* Switch the probe on for bridge (looked up) or off; an exit code, after
+ * a line saying what was done or a one-line error. */
+int xn_lat_on(const struct xn_bridge *bridge);
+int xn_lat_off(const struct xn_bridge *bridge);
 
 /* The probe's pins belong to this namespace's bridge? (Pins are global.) */
-int xn_lat_ours(const char *bridge);
+int xn_lat_ours(const struct xn_bridge *bridge);
 
 /* Whether the probe's links are in place for this bridge. */
-int xn_lat_is_on(const char *bridge);
+int xn_lat_is_on(const struct xn_bridge *bridge);
 
 /* Read the bridge's histograms (summed over CPUs, ports named, sorted by
  * in, out, path). Returns 0 (*rows may be NULL with *n == 0), -ENOENT if
  * the probe never ran for this bridge (in this namespace), or -errno. */
-int xn_lat_read(const char *bridge, struct xn_lat_row **rows, int *n);
+int xn_lat_read(const struct xn_bridge *bridge, struct xn_lat_row **rows,
+		int *n);
 
 /* Delete every histogram. 0, -ENOENT (none), or -errno. */
-int xn_lat_reset(const char *bridge);
+int xn_lat_reset(const struct xn_bridge *bridge);
 
 #endif

@@ -25,7 +25,7 @@
 #include "state/lock.h"
 #include "observe/stats_collect.h"
 
-int xn_stats_pins_ours(const char *bridge)
+int xn_stats_pins_ours(const struct xn_bridge *bridge)
 {
 	struct xdpnet_lat_ctl ctl = {};
 	struct xn_state st;
@@ -41,7 +41,7 @@ int xn_stats_pins_ours(const char *bridge)
 	fd = xn_pin_get(bridge, "lat_ctl");
 	if (fd >= 0) {
 		int ok = bpf_map_lookup_elem(fd, &zero, &ctl) ||
-			 !ctl.netns_ino || ctl.netns_ino == xn_netns_ino();
+			 !ctl.netns_ino || ctl.netns_ino == bridge->ns.ino;
 
 		close(fd);
 		return ok;
@@ -65,7 +65,7 @@ void xn_stats_free(struct xn_stats_sample *s)
 }
 
 /* What the alerting rules watch: the follower, the bypass, the FDB copy. */
-static void health(const char *bridge, const struct xn_state *st,
+static void health(const struct xn_bridge *bridge, const struct xn_state *st,
 		   struct xn_stats_sample *s)
 {
 	__u64 ev[XDPNET_FE_MAX];
@@ -89,7 +89,8 @@ static void health(const char *bridge, const struct xn_state *st,
 
 /* xdpnet's side of a sample: which ports the datapath carries, and its
  * counters. Leaves s->attached 0 when the bridge is not attached. */
-static int collect_datapath(const char *bridge, struct xn_stats_sample *s)
+static int collect_datapath(const struct xn_bridge *bridge,
+			    struct xn_stats_sample *s)
 {
 	int ncpu = libbpf_num_possible_cpus(), i;
 	struct xdpnet_stats *pc;
@@ -131,24 +132,24 @@ static int collect_datapath(const char *bridge, struct xn_stats_sample *s)
 	return 0;
 }
 
-int xn_stats_collect(const char *bridge, struct xn_stats_sample *s)
+int xn_stats_collect(const struct xn_bridge *bridge, struct xn_stats_sample *s)
 {
 	struct xn_port_stats *ps = NULL;
 	struct timespec wall;
-	struct xn_link br;
 	int n = 0, i, err;
 
 	memset(s, 0, sizeof(*s));
-	err = xn_find_bridge(bridge, &br);
+	/* Still the bridge it was: stats -i and the exporter run on. */
+	err = xn_bridge_still(bridge);
 	if (err)
 		return err;
-	snprintf(s->bridge, sizeof(s->bridge), "%s", bridge);
-	s->bridge_ifindex = br.ifindex;
-	err = xn_list_port_stats(br.ifindex, &ps, &n);
+	snprintf(s->bridge, sizeof(s->bridge), "%s", bridge->name);
+	s->bridge_ifindex = bridge->link.ifindex;
+	err = xn_list_port_stats(s->bridge_ifindex, &ps, &n);
 	s->mono_ns = xn_mono_ns();
 	clock_gettime(CLOCK_REALTIME, &wall);
 	if (err) {
-		xn_err("cannot read the ports of %s: %s", bridge,
+		xn_err("cannot read the ports of %s: %s", bridge->name,
 		       strerror(-err));
 		return XN_ERR;
 	}
@@ -177,7 +178,7 @@ int xn_stats_collect(const char *bridge, struct xn_stats_sample *s)
 			err = 0;
 	}
 	if (err) {
-		xn_err("cannot read xdpnet's maps for %s: %s", bridge,
+		xn_err("cannot read xdpnet's maps for %s: %s", bridge->name,
 		       strerror(-err));
 		xn_stats_free(s);
 		return XN_ERR;
@@ -186,17 +187,17 @@ int xn_stats_collect(const char *bridge, struct xn_stats_sample *s)
 	return 0;
 }
 
-int xn_stats_refuse_other_ns(const char *bridge)
+int xn_stats_refuse_other_ns(const struct xn_bridge *bridge)
 {
 	char dir[256];
 
 	xn_pin_path(dir, sizeof(dir), bridge, NULL);
 	xn_err("%s belongs to a bridge named %s in another network namespace",
-	       dir, bridge);
+	       dir, bridge->name);
 	return XN_ERR;
 }
 
-int xn_stats_reset(const char *bridge)
+int xn_stats_reset(const struct xn_bridge *bridge)
 {
 	int ncpu = libbpf_num_possible_cpus(), did = 0;
 	struct xdpnet_stats *zero;
@@ -227,7 +228,7 @@ int xn_stats_reset(const char *bridge)
 	if (!did) {
 		xn_err("xdpnet keeps no counters for %s (not attached, latency "
 		       "probe never on)",
-		       bridge);
+		       bridge->name);
 		return XN_ENOTATTACHED;
 	}
 	return XN_OK;

@@ -58,7 +58,8 @@ static int run(struct bpf_object *obj, const char *prog, int xdp,
 								    : 0;
 }
 
-static int trace(const char *bridge, struct xn_state *s, struct xn_trace *t)
+static int trace(const struct xn_bridge *bridge, struct xn_state *s,
+		 struct xn_trace *t)
 {
 	struct bpf_object *obj;
 	int err;
@@ -66,11 +67,12 @@ static int trace(const char *bridge, struct xn_state *s, struct xn_trace *t)
 	if (strcmp(s->meta.build, xn_build_id())) {
 		xn_err("%s runs the datapath of xdpnet build %s, this is %s: "
 		       "'xdpnet attach %s' upgrades it in place, then trace",
-		       bridge, s->meta.build, xn_build_id(), bridge);
+		       bridge->name, s->meta.build, xn_build_id(),
+		       bridge->name);
 		return XN_ERR;
 	}
 	if (xn_cfg_read(s, &t->cfg)) {
-		xn_err("cannot read %s's settings: %s", bridge,
+		xn_err("cannot read %s's settings: %s", bridge->name,
 		       strerror(errno));
 		return XN_ERR;
 	}
@@ -112,7 +114,7 @@ static int trace(const char *bridge, struct xn_state *s, struct xn_trace *t)
 	return XN_OK;
 }
 
-int xn_trace_run(const char *bridge, struct xn_trace *t)
+int xn_trace_run(const struct xn_bridge *bridge, struct xn_trace *t)
 {
 	struct xn_state s;
 	int err = xn_state_open(&s, bridge);
@@ -121,7 +123,7 @@ int xn_trace_run(const char *bridge, struct xn_trace *t)
 		err = xn_bridge_unattached(bridge,
 					   "%s is not attached: every frame "
 					   "takes the bridge",
-					   bridge);
+					   bridge->name);
 	if (err)
 		return err;
 	err = trace(bridge, &s, t);

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 #include "xdpnet.h"
+#include "state/bridge.h"
 
 /* BPF_PROG_TEST_RUN takes frames up to a page less the room around it. */
 #define XN_TRACE_MAX_FRAME 3500
@@ -37,6 +38,6 @@ struct xn_trace {
 };
 
 /* Trace t's frame on bridge. An XN_* exit code, after a one-line error. */
-int xn_trace_run(const char *bridge, struct xn_trace *t);
+int xn_trace_run(const struct xn_bridge *bridge, struct xn_trace *t);
 
 #endif

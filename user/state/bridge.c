@@ -8,7 +8,39 @@
 #include "lib/log.h"
 #include "state/bridge.h"
 
-int xn_bridge_check(const char *name, int err, const struct xn_link *l)
+static int paths(struct xn_bridge *br, const char *name)
+{
+	memset(br, 0, sizeof(*br));
+	br->err = XN_BR_UNKNOWN;
+	br->ns = *xn_netns_self();
+	if (!xn_valid_ifname(name))
+		return -EINVAL;
+	snprintf(br->name, sizeof(br->name), "%s", name);
+	return xn_paths_of(name, &br->path) ? -ENAMETOOLONG : 0;
+}
+
+int xn_bridge_open(struct xn_bridge *br, const char *name, int lookup)
+{
+	int err = paths(br, name);
+
+	if (!err && lookup)
+		br->err = xn_get_link(name, &br->link);
+	return err;
+}
+
+int xn_bridge_of_link(struct xn_bridge *br, const struct xn_link *l)
+{
+	int err = paths(br, l->name);
+
+	if (!err) {
+		br->err = 0;
+		br->link = *l;
+	}
+	return err;
+}
+
+/* The verdict on a lookup's err and link. */
+static int verdict(const char *name, int err, const struct xn_link *l)
 {
 	if (err == -ENODEV) {
 		xn_err("no such device '%s'", name);
@@ -27,17 +59,29 @@ int xn_bridge_check(const char *name, int err, const struct xn_link *l)
 	return 0;
 }
 
-int xn_find_bridge(const char *name, struct xn_link *l)
+int xn_bridge_check(const struct xn_bridge *br)
 {
-	return xn_bridge_check(name, xn_get_link(name, l), l);
+	return verdict(br->name, br->err, &br->link);
 }
 
-int xn_bridge_unattached(const char *name, const char *fmt, ...)
+int xn_bridge_still(const struct xn_bridge *br)
 {
-	struct xn_link l;
+	struct xn_link now;
+	int err = xn_bridge_check(br);
+
+	if (err)
+		return err;
+	err = xn_get_link_by_index(br->link.ifindex, &now);
+	if (!err && strcmp(now.name, br->name))
+		err = -ENODEV; /* renamed, or its ifindex taken by another */
+	return verdict(br->name, err, &now);
+}
+
+int xn_bridge_unattached(const struct xn_bridge *br, const char *fmt, ...)
+{
 	char msg[256];
 	va_list ap;
-	int err = xn_find_bridge(name, &l);
+	int err = xn_bridge_check(br);
 
 	if (err)
 		return err;

@@ -10,16 +10,14 @@
 #include <time.h>
 #include <unistd.h>
 #include "lib/log.h"
-#include "state/paths.h"
+#include "state/bridge.h"
 #include "state/lock.h"
 
-static int open_run(const char *bridge, enum xn_run_file file)
+static int open_run(const struct xn_bridge *bridge, enum xn_run_file file)
 {
-	char path[256];
+	const char *path = bridge->path.run[file];
 	int fd, i;
 
-	if (xn_run_path(path, sizeof(path), bridge, file))
-		return -ENAMETOOLONG;
 	/* A detach may remove the directory between the two steps. */
 	for (i = 0; i < 10; i++) {
 		if (mkdir(xn_run_dir(), 0755) && errno != EEXIST)
@@ -35,20 +33,20 @@ static int open_run(const char *bridge, enum xn_run_file file)
  * the run files while it holds their locks (xn_run_remove): whoever
  * waited on the removed file has a lock nobody else will see, and must
  * open the path anew. */
-static int still_linked(int fd, const char *bridge, enum xn_run_file file)
+static int still_linked(int fd, const struct xn_bridge *bridge,
+			enum xn_run_file file)
 {
 	struct stat a, b;
-	char path[256];
 
-	return !xn_run_path(path, sizeof(path), bridge, file) &&
-	       !fstat(fd, &a) && !stat(path, &b) && a.st_dev == b.st_dev &&
-	       a.st_ino == b.st_ino;
+	return !fstat(fd, &a) && !stat(bridge->path.run[file], &b) &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
 /* Open bridge's run file and take its flock without waiting: an fd, or
  * -EWOULDBLOCK (held), or another -errno (-ESTALE: removed under us time
  * and again). */
-static int lock_run(const char *bridge, enum xn_run_file file, int how)
+static int lock_run(const struct xn_bridge *bridge, enum xn_run_file file,
+		    int how)
 {
 	int fd, i, err;
 
@@ -68,10 +66,10 @@ static int lock_run(const char *bridge, enum xn_run_file file, int how)
 	return -ESTALE;
 }
 
-int xn_lock(const char *bridge, int timeout_s)
+int xn_lock(const struct xn_bridge *bridge, int timeout_s)
 {
 	struct timespec d = { 0, 10 * 1000 * 1000 };
-	char path[256];
+	const char *path = bridge->path.run[XN_RUN_LOCK];
 	int fd = -EWOULDBLOCK, i;
 
 	for (i = 0; i <= timeout_s * 100; i++) {
@@ -82,7 +80,6 @@ int xn_lock(const char *bridge, int timeout_s)
 			break;
 		nanosleep(&d, NULL);
 	}
-	xn_run_path(path, sizeof(path), bridge, XN_RUN_LOCK);
 	if (fd == -EWOULDBLOCK)
 		xn_err("%s is held by another xdpnet for more than %d s; try "
 		       "again",
@@ -98,14 +95,11 @@ void xn_unlock(int fd)
 		close(fd); /* releases the flock */
 }
 
-static pid_t read_pid(const char *bridge)
+static pid_t read_pid(const struct xn_bridge *bridge)
 {
-	char path[256], buf[32] = "";
-	FILE *f;
+	char buf[32] = "";
+	FILE *f = fopen(bridge->path.run[XN_RUN_PID], "r");
 
-	if (xn_run_path(path, sizeof(path), bridge, XN_RUN_PID))
-		return 0;
-	f = fopen(path, "r");
 	if (!f)
 		return 0;
 	if (!fgets(buf, sizeof(buf), f))
@@ -114,9 +108,8 @@ static pid_t read_pid(const char *bridge)
 	return (pid_t)atoi(buf);
 }
 
-int xn_follow_lock(const char *bridge, pid_t *pid)
+int xn_follow_lock(const struct xn_bridge *bridge, pid_t *pid)
 {
-	char path[256];
 	int fd = lock_run(bridge, XN_RUN_FOLLOW, LOCK_EX);
 	FILE *f;
 
@@ -127,8 +120,8 @@ int xn_follow_lock(const char *bridge, pid_t *pid)
 	}
 	if (fd < 0)
 		return fd;
-	if (!xn_run_path(path, sizeof(path), bridge, XN_RUN_PID) &&
-	    (f = fopen(path, "w"))) {
+	f = fopen(bridge->path.run[XN_RUN_PID], "w");
+	if (f) {
 		fprintf(f, "%d\n", (int)getpid());
 		fclose(f);
 	}
@@ -136,14 +129,10 @@ int xn_follow_lock(const char *bridge, pid_t *pid)
 }
 
 /* Does some process hold BRIDGE.file locked? */
-static int run_file_held(const char *bridge, enum xn_run_file file)
+static int run_file_held(const struct xn_bridge *bridge, enum xn_run_file file)
 {
-	char path[256];
-	int fd, held;
+	int fd = open(bridge->path.run[file], O_RDONLY | O_CLOEXEC), held;
 
-	if (xn_run_path(path, sizeof(path), bridge, file))
-		return 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
 	held = flock(fd, LOCK_SH | LOCK_NB) && errno == EWOULDBLOCK;
@@ -151,7 +140,7 @@ static int run_file_held(const char *bridge, enum xn_run_file file)
 	return held;
 }
 
-int xn_follower_alive(const char *bridge, pid_t *pid)
+int xn_follower_alive(const struct xn_bridge *bridge, pid_t *pid)
 {
 	int alive = run_file_held(bridge, XN_RUN_FOLLOW);
 
@@ -159,27 +148,24 @@ int xn_follower_alive(const char *bridge, pid_t *pid)
 	return alive;
 }
 
-int xn_dump_lock(const char *bridge)
+int xn_dump_lock(const struct xn_bridge *bridge)
 {
 	int fd = lock_run(bridge, XN_RUN_DUMP, LOCK_EX);
 
 	return fd == -EWOULDBLOCK ? -EBUSY : fd;
 }
 
-int xn_dump_alive(const char *bridge)
+int xn_dump_alive(const struct xn_bridge *bridge)
 {
 	return run_file_held(bridge, XN_RUN_DUMP);
 }
 
-void xn_dump_unlock(const char *bridge, int fd, int detached)
+void xn_dump_unlock(const struct xn_bridge *bridge, int fd, int detached)
 {
-	char path[256];
-
 	if (fd < 0)
 		return;
-	if (detached && still_linked(fd, bridge, XN_RUN_DUMP) &&
-	    !xn_run_path(path, sizeof(path), bridge, XN_RUN_DUMP)) {
-		unlink(path);
+	if (detached && still_linked(fd, bridge, XN_RUN_DUMP)) {
+		unlink(bridge->path.run[XN_RUN_DUMP]);
 		rmdir(xn_run_dir()); /* when nothing else is there */
 	}
 	close(fd);
@@ -189,13 +175,12 @@ void xn_dump_unlock(const char *bridge, int fd, int detached)
  * is the follower's lock, unless a process holds it (a follower or a dump
  * that still runs keeps its own). Removed while locked (fd: ours, -1 to
  * take it here): a process that takes the lock next makes new ones. */
-static void remove_locked(const char *bridge, enum xn_run_file file, int fd)
+static void remove_locked(const struct xn_bridge *bridge, enum xn_run_file file,
+			  int fd)
 {
+	const char *path = bridge->path.run[file];
 	int own = fd < 0;
-	char path[256];
 
-	if (xn_run_path(path, sizeof(path), bridge, file))
-		return;
 	if (own) {
 		fd = open(path, O_RDWR | O_CLOEXEC);
 		if (fd < 0)
@@ -207,34 +192,29 @@ static void remove_locked(const char *bridge, enum xn_run_file file, int fd)
 	}
 	if (still_linked(fd, bridge, file)) {
 		unlink(path);
-		if (file == XN_RUN_FOLLOW &&
-		    !xn_run_path(path, sizeof(path), bridge, XN_RUN_PID))
-			unlink(path);
-		if (file == XN_RUN_FOLLOW &&
-		    !xn_run_path(path, sizeof(path), bridge, XN_RUN_LOG))
-			unlink(path);
+		if (file == XN_RUN_FOLLOW) {
+			unlink(bridge->path.run[XN_RUN_PID]);
+			unlink(bridge->path.run[XN_RUN_LOG]);
+		}
 	}
 	if (own)
 		close(fd);
 }
 
-static void remove_rest(const char *bridge)
+static void remove_rest(const struct xn_bridge *bridge)
 {
-	char path[256];
-
 	remove_locked(bridge, XN_RUN_DUMP, -1);
-	if (!xn_run_path(path, sizeof(path), bridge, XN_RUN_LOCK))
-		unlink(path);
+	unlink(bridge->path.run[XN_RUN_LOCK]);
 	rmdir(xn_run_dir()); /* when no other bridge has files there */
 }
 
-void xn_run_remove_follower(const char *bridge, int follow_fd)
+void xn_run_remove_follower(const struct xn_bridge *bridge, int follow_fd)
 {
 	remove_locked(bridge, XN_RUN_FOLLOW, follow_fd);
 	remove_rest(bridge);
 }
 
-void xn_run_remove(const char *bridge)
+void xn_run_remove(const struct xn_bridge *bridge)
 {
 	/* A follower that would not stop keeps its files. */
 	remove_locked(bridge, XN_RUN_FOLLOW, -1);

@@ -20,7 +20,8 @@
 
 /* The meta of a pinned state: 0, -ENOENT (none, or never written),
  * -EPROTO (another layout: *abi says which, 1 for xdpnet 0.1). */
-int xn_meta_read(const char *bridge, struct xdpnet_meta *m, __u32 *abi)
+int xn_meta_read(const struct xn_bridge *bridge, struct xdpnet_meta *m,
+		 __u32 *abi)
 {
 	int fd = xn_pin_get(bridge, "meta"), err = 0;
 	__u32 zero = 0, vs;
@@ -64,7 +65,8 @@ static int pin_is_ours(const char *name)
 
 /* Without a meta: XN_PINNED_NONE (nothing), _HALF (only names of ours)
  * or _FOREIGN (*foreign, when given, names the first stranger). */
-static enum xn_pinned pins_scan(const char *bridge, char *foreign, size_t n)
+static enum xn_pinned pins_scan(const struct xn_bridge *bridge, char *foreign,
+				size_t n)
 {
 	enum xn_pinned p = XN_PINNED_NONE;
 	struct dirent *de;
@@ -90,7 +92,7 @@ static enum xn_pinned pins_scan(const char *bridge, char *foreign, size_t n)
 	return p;
 }
 
-enum xn_pinned xn_pinned(const char *bridge)
+enum xn_pinned xn_pinned(const struct xn_bridge *bridge)
 {
 	struct xdpnet_meta m;
 	__u32 abi;
@@ -98,7 +100,7 @@ enum xn_pinned xn_pinned(const char *bridge)
 
 	err = xn_meta_read(bridge, &m, &abi);
 	if (!err)
-		return m.netns_ino && m.netns_ino != xn_netns_ino()
+		return m.netns_ino && m.netns_ino != bridge->ns.ino
 			       ? XN_PINNED_OTHER_NS
 			       : XN_PINNED_OURS;
 	if (err == -EPROTO)
@@ -106,7 +108,7 @@ enum xn_pinned xn_pinned(const char *bridge)
 	return pins_scan(bridge, NULL, 0);
 }
 
-int xn_pinned_refuse(const char *bridge, enum xn_pinned p)
+int xn_pinned_refuse(const struct xn_bridge *bridge, enum xn_pinned p)
 {
 	char dir[256], foreign[256] = "?";
 	struct xdpnet_meta m;
@@ -116,13 +118,13 @@ int xn_pinned_refuse(const char *bridge, enum xn_pinned p)
 	if (p == XN_PINNED_OTHER_NS) {
 		xn_err("%s belongs to a bridge named %s in another network "
 		       "namespace; use it from there",
-		       dir, bridge);
+		       dir, bridge->name);
 	} else if (p == XN_PINNED_LAYOUT) {
 		xn_meta_read(bridge, &m, &abi);
 		xn_err("%s holds state of another xdpnet version (layout %u, "
 		       "this one reads %u); run 'xdpnet detach %s', then "
 		       "attach again",
-		       dir, abi, XDPNET_ABI, bridge);
+		       dir, abi, XDPNET_ABI, bridge->name);
 	} else {
 		pins_scan(bridge, foreign, sizeof(foreign));
 		xn_err("%s holds pins xdpnet does not make (%s): remove "
@@ -132,7 +134,7 @@ int xn_pinned_refuse(const char *bridge, enum xn_pinned p)
 	return XN_ERR;
 }
 
-int xn_state_open(struct xn_state *s, const char *bridge)
+int xn_state_open(struct xn_state *s, const struct xn_bridge *bridge)
 {
 	__u32 abi;
 	int i, err;
@@ -143,7 +145,7 @@ int xn_state_open(struct xn_state *s, const char *bridge)
 		return XN_ENOTATTACHED;
 	if (err == -EPROTO)
 		return xn_pinned_refuse(bridge, XN_PINNED_LAYOUT);
-	if (s->meta.netns_ino && s->meta.netns_ino != xn_netns_ino())
+	if (s->meta.netns_ino && s->meta.netns_ino != bridge->ns.ino)
 		return XN_ENOTATTACHED;
 	/* The maps since 0.3 and prog_bump may be missing: an older
 	 * build's state. */

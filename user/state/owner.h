@@ -21,13 +21,14 @@ enum xn_pinned {
 	XN_PINNED_LAYOUT,   /* another xdpnet version's layout */
 	XN_PINNED_FOREIGN,  /* pins xdpnet does not make */
 };
-enum xn_pinned xn_pinned(const char *bridge);
+enum xn_pinned xn_pinned(const struct xn_bridge *bridge);
 /* The one-line error for OTHER_NS, LAYOUT and FOREIGN; returns XN_ERR. */
-int xn_pinned_refuse(const char *bridge, enum xn_pinned p);
+int xn_pinned_refuse(const struct xn_bridge *bridge, enum xn_pinned p);
 
 /* The meta of a pinned state: 0, -ENOENT (none, or never written),
  * -EPROTO (another layout: *abi says which, 1 for xdpnet 0.1). */
-int xn_meta_read(const char *bridge, struct xdpnet_meta *m, __u32 *abi);
+int xn_meta_read(const struct xn_bridge *bridge, struct xdpnet_meta *m,
+		 __u32 *abi);
 
 /*
  * Open an attached bridge's state. Returns 0, XN_ENOTATTACHED (nothing, or
@@ -35,6 +36,6 @@ int xn_meta_read(const char *bridge, struct xdpnet_meta *m, __u32 *abi);
  * error when the state is of another layout (an older xdpnet): the error
  * says what to do.
  */
-int xn_state_open(struct xn_state *s, const char *bridge);
+int xn_state_open(struct xn_state *s, const struct xn_bridge *bridge);
 
 #endif

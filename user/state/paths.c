@@ -44,17 +44,6 @@ static int fits(int n, size_t len)
 	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
-int xn_pin_path(char *buf, size_t len, const char *bridge, const char *leaf)
-{
-	if (!xn_valid_ifname(bridge))
-		return -1;
-	if (leaf)
-		return fits(snprintf(buf, len, "%s/%s/%s", pin_root, bridge,
-				     leaf),
-			    len);
-	return fits(snprintf(buf, len, "%s/%s", pin_root, bridge), len);
-}
-
 int xn_port_leaf(char *buf, size_t len, enum xn_port_hook h, __u32 ifindex)
 {
 	return fits(snprintf(buf, len, "%s_%u", h == XN_PORT_XDP ? "xdp" : "tc",
@@ -62,29 +51,11 @@ int xn_port_leaf(char *buf, size_t len, enum xn_port_hook h, __u32 ifindex)
 		    len);
 }
 
-int xn_run_path(char *buf, size_t len, const char *bridge,
-		enum xn_run_file file)
-{
-	static const char *const suffix[] = {
-		[XN_RUN_LOCK] = "lock", [XN_RUN_FOLLOW] = "follow",
-		[XN_RUN_PID] = "pid",	[XN_RUN_LOG] = "log",
-		[XN_RUN_DUMP] = "dump",
-	};
-
-	if (!xn_valid_ifname(bridge) || file > XN_RUN_DUMP)
-		return -1;
-	return fits(snprintf(buf, len, "%s/%s.%s", run_dir, bridge,
-			     suffix[file]),
-		    len);
-}
-
-int xn_unit_name(char *buf, size_t len, const char *bridge)
+static int unit_name(char *buf, size_t len, const char *bridge)
 {
 	size_t o;
 	const char *c;
 
-	if (!xn_valid_ifname(bridge) || len < sizeof("xdpnet@.service"))
-		return -1;
 	o = snprintf(buf, len, "xdpnet@");
 	for (c = bridge; *c && o + 5 < len; c++) {
 		if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
@@ -98,6 +69,27 @@ int xn_unit_name(char *buf, size_t len, const char *bridge)
 	if (*c)
 		return -1;
 	return fits(snprintf(buf + o, len - o, ".service"), len - o);
+}
+
+int xn_paths_of(const char *name, struct xn_paths *p)
+{
+	static const char *const suffix[XN_RUN_N] = {
+		[XN_RUN_LOCK] = "lock", [XN_RUN_FOLLOW] = "follow",
+		[XN_RUN_PID] = "pid",	[XN_RUN_LOG] = "log",
+		[XN_RUN_DUMP] = "dump",
+	};
+	int f;
+
+	if (!xn_valid_ifname(name) ||
+	    fits(snprintf(p->pins, sizeof(p->pins), "%s/%s", pin_root, name),
+		 sizeof(p->pins)))
+		return -1;
+	for (f = 0; f < XN_RUN_N; f++)
+		if (fits(snprintf(p->run[f], sizeof(p->run[f]), "%s/%s.%s",
+				  run_dir, name, suffix[f]),
+			 sizeof(p->run[f])))
+			return -1;
+	return unit_name(p->unit, sizeof(p->unit), name);
 }
 
 int xn_pin_dirs(char (**names)[IF_NAMESIZE], int *n)

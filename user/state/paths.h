@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Every path and name derived from a bridge's name, and only here:
+ * Every path and name derived from a bridge's name, and only here, once
+ * per bridge (xn_paths_of, into its handle: state/bridge.h):
  *   pins      /sys/fs/bpf/xdpnet/BRIDGE[/LEAF]  (XDPNET_PIN_ROOT)
  *   port pins tc_IFINDEX, xdp_IFINDEX (the hooks' links)
- *   run files /run/xdpnet/BRIDGE.lock, .follow, .pid, .log
+ *   run files /run/xdpnet/BRIDGE.lock, .follow, .pid, .log, .dump
  *   the unit  xdpnet@BRIDGE.service (systemd-escaped)
  * and the one of libxdp's that xdpnet reads: a port's dispatcher,
  *   /sys/fs/bpf/xdp/dispatch-IFINDEX-PROGID
@@ -29,9 +30,6 @@ const char *xn_pin_root(void);
 const char *xn_run_dir(void);
 void xn_paths_set_root(const char *pin_root, const char *run_dir);
 
-/* PIN_ROOT "/" bridge [ "/" leaf ]. 0, or -1 (bad name, too long). */
-int xn_pin_path(char *buf, size_t len, const char *bridge, const char *leaf);
-
 /* The leaf of a port's hook link: "tc_IFINDEX" or "xdp_IFINDEX". */
 enum xn_port_hook { XN_PORT_TC, XN_PORT_XDP };
 int xn_port_leaf(char *buf, size_t len, enum xn_port_hook h, __u32 ifindex);
@@ -42,20 +40,30 @@ int xn_port_leaf(char *buf, size_t len, enum xn_port_hook h, __u32 ifindex);
  * progN-prog there). 0, or -1 (too long). */
 int xn_libxdp_dispatch_dir(char *buf, size_t len, __u32 ifindex, __u32 prog_id);
 
-/* RUN_DIR "/" bridge "." suffix. 0, or -1 (bad name, too long). */
+/* The run files of a bridge: RUN_DIR "/" bridge "." suffix. */
 enum xn_run_file {
 	XN_RUN_LOCK,   /* BRIDGE.lock: every change to the datapath */
 	XN_RUN_FOLLOW, /* BRIDGE.follow: the follower's lifetime lock */
 	XN_RUN_PID,    /* BRIDGE.pid: the follower's pid */
 	XN_RUN_LOG,    /* BRIDGE.log: the daemon follower's output */
 	XN_RUN_DUMP,   /* BRIDGE.dump: held by a running xdpnet dump */
+	XN_RUN_N,
 };
-int xn_run_path(char *buf, size_t len, const char *bridge,
-		enum xn_run_file file);
 
-/* The follower's systemd unit, "xdpnet@ESCAPED.service" (systemd-escape:
- * '-' and anything unusual become \xNN). 0, or -1 (bad name, too long). */
-int xn_unit_name(char *buf, size_t len, const char *bridge);
+/* Every path and name of a bridge, derived once (state/bridge.h keeps
+ * them in the bridge's handle). */
+#define XN_PATH_LEN 256
+struct xn_paths {
+	char pins[XN_PATH_LEN];		 /* PIN_ROOT "/" bridge */
+	char run[XN_RUN_N][XN_PATH_LEN]; /* RUN_DIR "/" bridge ".lock", ... */
+	/* The follower's systemd unit, "xdpnet@ESCAPED.service"
+	 * (systemd-escape: '-' and anything unusual become \xNN). */
+	char unit[128];
+};
+
+/* The paths of bridge name into p: 0, or -1 (not an interface name, or a
+ * path too long). */
+int xn_paths_of(const char *name, struct xn_paths *p);
 
 /* The names under PIN_ROOT that can be bridges' directories (valid
  * interface names), in directory order; *names is malloc'ed (NULL and 0

@@ -52,7 +52,16 @@ const char *xn_map_pin(enum xn_map_id id)
 	return XN_NAME(map_pins, id, NULL);
 }
 
-int xn_pin_exists(const char *bridge, const char *leaf)
+int xn_pin_path(char *buf, size_t len, const struct xn_bridge *bridge,
+		const char *leaf)
+{
+	int n = leaf ? snprintf(buf, len, "%s/%s", bridge->path.pins, leaf)
+		     : snprintf(buf, len, "%s", bridge->path.pins);
+
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+int xn_pin_exists(const struct xn_bridge *bridge, const char *leaf)
 {
 	char path[256];
 
@@ -60,7 +69,7 @@ int xn_pin_exists(const char *bridge, const char *leaf)
 	       !access(path, F_OK);
 }
 
-int xn_pin_obj(int fd, const char *bridge, const char *leaf)
+int xn_pin_obj(int fd, const struct xn_bridge *bridge, const char *leaf)
 {
 	char path[256];
 
@@ -69,7 +78,7 @@ int xn_pin_obj(int fd, const char *bridge, const char *leaf)
 	return bpf_obj_pin(fd, path) ? -errno : 0;
 }
 
-void xn_pin_unlink(const char *bridge, const char *leaf)
+void xn_pin_unlink(const struct xn_bridge *bridge, const char *leaf)
 {
 	char path[256];
 
@@ -78,7 +87,7 @@ void xn_pin_unlink(const char *bridge, const char *leaf)
 }
 
 /* Pin fd as leaf, atomically replacing whatever is pinned there. */
-int xn_pin_replace(int fd, const char *bridge, const char *leaf)
+int xn_pin_replace(int fd, const struct xn_bridge *bridge, const char *leaf)
 {
 	char tmp[64], a[256], b[256];
 	int err;
@@ -97,7 +106,7 @@ int xn_pin_replace(int fd, const char *bridge, const char *leaf)
 	return 0;
 }
 
-int xn_pin_get(const char *bridge, const char *leaf)
+int xn_pin_get(const struct xn_bridge *bridge, const char *leaf)
 {
 	char path[256];
 
@@ -106,12 +115,12 @@ int xn_pin_get(const char *bridge, const char *leaf)
 	return bpf_obj_get(path);
 }
 
-int xn_pin_mkdir(const char *bridge, char *dir, size_t len)
+int xn_pin_mkdir(const struct xn_bridge *bridge, char *dir, size_t len)
 {
 	int tries;
 
 	if (xn_pin_path(dir, len, bridge, NULL)) {
-		xn_err("cannot create the pin folder of %s: %s", bridge,
+		xn_err("cannot create the pin folder of %s: %s", bridge->name,
 		       strerror(ENAMETOOLONG));
 		return -1;
 	}
@@ -129,14 +138,12 @@ int xn_pin_mkdir(const char *bridge, char *dir, size_t len)
 	return -1;
 }
 
-void xn_state_init(struct xn_state *s, const char *bridge)
+void xn_state_init(struct xn_state *s, const struct xn_bridge *bridge)
 {
-	char name[IF_NAMESIZE];
 	int i;
 
-	snprintf(name, sizeof(name), "%s", bridge); /* may be s->bridge */
 	memset(s, 0, sizeof(*s));
-	memcpy(s->bridge, name, sizeof(name));
+	s->bridge = bridge;
 	for (i = 0; i < XM_N; i++)
 		s->fd[i] = -1;
 	for (i = 0; i < XN_PROGS; i++)
@@ -144,7 +151,7 @@ void xn_state_init(struct xn_state *s, const char *bridge)
 }
 
 /* A pin's descriptor, or -1. */
-static int get_or_none(const char *bridge, const char *leaf)
+static int get_or_none(const struct xn_bridge *bridge, const char *leaf)
 {
 	int fd = xn_pin_get(bridge, leaf);
 
@@ -158,8 +165,8 @@ void xn_state_get(struct xn_state *s)
 	for (i = 0; i < XM_N; i++)
 		s->fd[i] = get_or_none(s->bridge, xn_map_pin(i));
 	for (i = 0; i < XN_PROGS; i++)
-		*xn_state_prog(s, i) = get_or_none(s->bridge,
-						   xn_prog_pins[i].pin);
+		*xn_state_prog(s, i) =
+			get_or_none(s->bridge, xn_prog_pins[i].pin);
 }
 
 void xn_state_close(struct xn_state *s)
@@ -213,7 +220,7 @@ void xn_gen_bump(const struct xn_state *s)
 	if (s->prog_bump >= 0 && bpf_prog_test_run_opts(s->prog_bump, &o))
 		xn_err("cannot bump the datapath's generation: %s; run 'xdpnet "
 		       "attach %s' again",
-		       strerror(errno), s->bridge);
+		       strerror(errno), s->bridge->name);
 }
 
 int xn_meta_write(const struct xn_state *s)
@@ -224,7 +231,7 @@ int xn_meta_write(const struct xn_state *s)
 								       : 0;
 }
 
-void xn_state_remove(const char *bridge)
+void xn_state_remove(const struct xn_bridge *bridge)
 {
 	char dir[256], path[512];
 	struct dirent *de;

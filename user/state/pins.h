@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <net/if.h>
 #include "xdpnet.h"
+#include "state/bridge.h"
 
 enum xn_map_id {
 	XM_CFG,
@@ -41,7 +42,7 @@ enum xn_map_id {
 const char *xn_map_pin(enum xn_map_id id);
 
 struct xn_state {
-	char bridge[IF_NAMESIZE];
+	const struct xn_bridge *bridge;
 	int fd[XM_N]; /* -1 when not open */
 	int prog_tc, prog_xdp, prog_jiffies;
 	int prog_bump; /* -1: an older build's state (it caches nothing) */
@@ -63,25 +64,32 @@ static inline int *xn_state_prog(struct xn_state *s, unsigned int i)
 }
 
 /* Pin helpers: PIN_ROOT/bridge/leaf. */
-int xn_pin_exists(const char *bridge, const char *leaf);
+/* The path of the bridge's pin leaf (NULL: its folder): 0, or -1 (too
+ * long). */
+int xn_pin_path(char *buf, size_t len, const struct xn_bridge *bridge,
+		const char *leaf);
+int xn_pin_exists(const struct xn_bridge *bridge, const char *leaf);
 /* The XDP program in libxdp's dispatchers (datapath/multiprog.c); every load
  * of programs removes it: it is of the programs and maps replaced. */
 #define XN_PIN_XDP_MULTI "prog_xdp_multi"
 
-int xn_pin_obj(int fd, const char *bridge, const char *leaf); /* 0 or -errno */
+int xn_pin_obj(int fd, const struct xn_bridge *bridge, const char *leaf); /* 0
+									     or
+									     -errno
+									   */
 /* Pin fd as leaf, atomically replacing whatever is pinned there. */
-int xn_pin_replace(int fd, const char *bridge, const char *leaf);
-void xn_pin_unlink(const char *bridge, const char *leaf);
+int xn_pin_replace(int fd, const struct xn_bridge *bridge, const char *leaf);
+void xn_pin_unlink(const struct xn_bridge *bridge, const char *leaf);
 /* bpf_obj_get() of PIN_ROOT/bridge/leaf: an fd or a negative errno. */
-int xn_pin_get(const char *bridge, const char *leaf);
+int xn_pin_get(const struct xn_bridge *bridge, const char *leaf);
 /* Create PIN_ROOT/bridge (its path into dir): 0, or -1 after a one-line
  * error. */
-int xn_pin_mkdir(const char *bridge, char *dir, size_t len);
+int xn_pin_mkdir(const struct xn_bridge *bridge, char *dir, size_t len);
 
 /* A map's value size (0 if unknown). */
 __u32 xn_map_value_size(int fd);
 
-void xn_state_init(struct xn_state *s, const char *bridge);
+void xn_state_init(struct xn_state *s, const struct xn_bridge *bridge);
 /* Open every map and program pinned under s->bridge's name (-1 where
  * there is none: what must be there is the caller's to say). */
 void xn_state_get(struct xn_state *s);
@@ -97,6 +105,6 @@ void xn_gen_bump(const struct xn_state *s);
 int xn_meta_write(const struct xn_state *s);
 
 /* Remove every pin of a bridge (links first, so hooks go before maps). */
-void xn_state_remove(const char *bridge);
+void xn_state_remove(const struct xn_bridge *bridge);
 
 #endif

@@ -21,18 +21,18 @@ int xn_require_root(const char *caps)
 	return 0;
 }
 
-int xn_prepare_for(const char *caps, const char *bridge, struct xn_link *br)
+int xn_prepare_for(const char *caps, const struct xn_bridge *br)
 {
 	int err = xn_require_root(caps);
 
-	if (!err && bridge)
-		err = xn_find_bridge(bridge, br);
+	if (!err && br)
+		err = xn_bridge_check(br);
 	return err ? err : xn_ensure_bpffs();
 }
 
 int xn_prepare(void)
 {
-	return xn_prepare_for(XN_CAPS_ADMIN, NULL, NULL);
+	return xn_prepare_for(XN_CAPS_ADMIN, NULL);
 }
 
 /* Identity of a process's mount namespace: 0, or -1 when it cannot be

@@ -20,9 +20,9 @@ int xn_ensure_bpffs(void);
 int xn_prepare(void);
 
 /* The same with the capabilities the command needs (XN_CAPS_*), and, when
- * bridge is not NULL, the bridge found and checked into br
- * (xn_find_bridge()) before bpffs is mounted. */
-struct xn_link;
-int xn_prepare_for(const char *caps, const char *bridge, struct xn_link *br);
+ * br is not NULL, the bridge checked (xn_bridge_check()) before bpffs is
+ * mounted. */
+struct xn_bridge;
+int xn_prepare_for(const char *caps, const struct xn_bridge *br);
 
 #endif

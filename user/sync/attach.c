@@ -27,28 +27,26 @@
  * cleared), or an exit code after a one-line error (another namespace's
  * bridge, another version, pins that are not ours: nothing is touched).
  */
-static int existing_state(struct xn_state *s, const struct xn_link *br,
+static int existing_state(struct xn_state *s, const struct xn_bridge *br,
 			  int *fresh)
 {
-	enum xn_pinned p = xn_pinned(br->name);
+	enum xn_pinned p = xn_pinned(br);
 	struct xn_link old;
-	char dir[256];
 	int err;
 
 	*fresh = 1;
-	xn_state_init(s, br->name);
+	xn_state_init(s, br);
 	if (p == XN_PINNED_NONE || p == XN_PINNED_HALF)
 		return 0;
 	if (p != XN_PINNED_OURS)
-		return xn_pinned_refuse(br->name, p);
-	xn_pin_path(dir, sizeof(dir), br->name, NULL);
-	err = xn_state_open(s, br->name);
+		return xn_pinned_refuse(br, p);
+	err = xn_state_open(s, br);
 	if (err == XN_ENOTATTACHED)
 		return 0; /* pins missing: an attach that died half-way */
 	if (err)
 		return err;
 	*fresh = 0;
-	if (s->meta.bridge_ifindex == br->ifindex)
+	if (s->meta.bridge_ifindex == br->link.ifindex)
 		return 0;
 	*fresh = 1;
 	/* libvirt reuses names: a deleted bridge's state goes. */
@@ -56,7 +54,7 @@ static int existing_state(struct xn_state *s, const struct xn_link *br,
 	    strcmp(old.kind, "bridge")) {
 		xn_reconcile_clear(s);
 		xn_state_close(s);
-		xn_state_remove(br->name);
+		xn_state_remove(br);
 		xn_info("xdpnet: removed what a deleted bridge named %s left "
 			"behind",
 			br->name);
@@ -65,7 +63,7 @@ static int existing_state(struct xn_state *s, const struct xn_link *br,
 	xn_state_close(s);
 	xn_err("the pinned state in %s belongs to another bridge; run "
 	       "'xdpnet detach %s' first",
-	       dir, br->name);
+	       br->path.pins, br->name);
 	return XN_ERR;
 }
 
@@ -82,15 +80,17 @@ static int sizes_differ(const struct xn_state *s, const struct xn_load *ld)
 }
 
 /* Everything under the lock: load or upgrade, reconcile, meta. */
-int xn_attach_locked(const struct xn_attach_req *o, struct xn_link *br,
-		     struct xn_load *ld, struct xn_sync *r)
+int xn_attach_locked(const struct xn_attach_req *o,
+		     const struct xn_bridge *bridge, struct xn_load *ld,
+		     struct xn_sync *r)
 {
+	struct xn_link link = bridge->link, *br = &link;
 	struct xn_policy pol = {};
 	int err, fresh, bypass, no_follow;
 	struct xdpnet_meta before;
 	struct xn_state s;
 
-	err = existing_state(&s, br, &fresh);
+	err = existing_state(&s, bridge, &fresh);
 	if (err)
 		return err;
 	/* Options of an earlier attach stay (the libvirt hook runs a plain
@@ -99,7 +99,7 @@ int xn_attach_locked(const struct xn_attach_req *o, struct xn_link *br,
 	no_follow = o->no_follow || (!fresh && s.meta.no_follow && !o->follow);
 	err = xn_policy_read(br, bypass, no_follow, &pol);
 	if (!err)
-		err = xn_policy_refuse(&pol, br->name);
+		err = xn_policy_refuse(&pol, bridge);
 	if (err) {
 		/* Attached already (a reconcile, with no follower to have held
 		 * it): what the datapath bypasses would skip the rules too, so
@@ -122,13 +122,13 @@ int xn_attach_locked(const struct xn_attach_req *o, struct xn_link *br,
 	if (fresh || strcmp(s.meta.build, xn_build_id()) ||
 	    sizes_differ(&s, ld)) {
 		xn_state_close(&s);
-		xn_state_init(&s, br->name);
+		xn_state_init(&s, bridge);
 		err = xn_state_load(&s, ld);
 		if (err) {
 			/* Refused or failed: the old build's follower, if
 			 * one runs, goes on as before. */
 			if (fresh)
-				xn_state_remove(br->name);
+				xn_state_remove(bridge);
 			xn_policy_free(&pol);
 			return err;
 		}
@@ -136,7 +136,7 @@ int xn_attach_locked(const struct xn_attach_req *o, struct xn_link *br,
 		 * layout: it stops (it waits for our lock meanwhile), and a
 		 * new one starts below. */
 		if (!fresh)
-			xn_follower_stop(br->name);
+			xn_follower_stop(bridge);
 	}
 	ld->fresh = fresh;
 	before = s.meta;
@@ -153,7 +153,7 @@ int xn_attach_locked(const struct xn_attach_req *o, struct xn_link *br,
 		if (fresh) {
 			xn_reconcile_clear(&s);
 			xn_state_close(&s);
-			xn_state_remove(br->name);
+			xn_state_remove(bridge);
 			xn_err("attach failed (%s); everything was rolled back",
 			       strerror(-err));
 		} else {

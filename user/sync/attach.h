@@ -4,7 +4,7 @@
 #define XN_ATTACH_H
 
 #include <linux/types.h>
-#include "lib/nl.h"
+#include "state/bridge.h"
 #include "datapath/load.h"
 #include "sync/reconcile.h"
 
@@ -21,7 +21,8 @@ struct xn_attach_req {
  * rolled back on failure. Options of an earlier attach stay unless rq
  * changes them. 0 or an exit code after a one-line error; *ld and *r say
  * what was done. */
-int xn_attach_locked(const struct xn_attach_req *rq, struct xn_link *br,
-		     struct xn_load *ld, struct xn_sync *r);
+int xn_attach_locked(const struct xn_attach_req *rq,
+		     const struct xn_bridge *bridge, struct xn_load *ld,
+		     struct xn_sync *r);
 
 #endif

@@ -19,10 +19,9 @@
 #include "lib/log.h"
 #include "lib/proc.h"
 #include "lib/util.h"
-#include "state/paths.h"
 #include "sync/daemon.h"
 #include "state/lock.h"
-#include "state/netns_held.h"
+#include "state/netns.h"
 
 #define UNIT "xdpnet@.service"
 
@@ -57,7 +56,8 @@ static int use_systemd(void)
 /* Until the follower of bridge runs: 0; what child (a child of ours)
  * exited with, or XN_ERR once daemon (a process not ours) is gone or secs
  * have passed. */
-static int wait_alive(const char *bridge, pid_t child, pid_t daemon, int secs)
+static int wait_alive(const struct xn_bridge *bridge, pid_t child, pid_t daemon,
+		      int secs)
 {
 	struct timespec d = { 0, 10 * 1000 * 1000 };
 	pid_t pid;
@@ -77,16 +77,15 @@ static int wait_alive(const char *bridge, pid_t child, pid_t daemon, int secs)
 	return XN_ERR;
 }
 
-static int start_daemon(const char *bridge)
+static int start_daemon(const struct xn_bridge *bridge)
 {
-	char log[256], verbose[8] = "-v";
-	char *argv[] = { "xdpnet", "follow", (char *)bridge,
+	const char *log = bridge->path.run[XN_RUN_LOG];
+	char verbose[8] = "-v";
+	char *argv[] = { "xdpnet", "follow", (char *)bridge->name,
 			 xn_verbose ? verbose : NULL, NULL };
 	pid_t daemon;
 	int err;
 
-	if (xn_run_path(log, sizeof(log), bridge, XN_RUN_LOG))
-		return XN_ERR;
 	daemon = xn_daemon("/proc/self/exe", argv, log);
 	/* A loaded host may take seconds to start it: wait while it lives,
 	 * 60 s at most. */
@@ -96,9 +95,9 @@ static int start_daemon(const char *bridge)
 	return err;
 }
 
-int xn_follower_start(const char *bridge, const char **how)
+int xn_follower_start(const struct xn_bridge *bridge, const char **how)
 {
-	char unit[128];
+	char *unit = (char *)bridge->path.unit;
 	pid_t pid;
 
 	if (xn_follower_alive(bridge, &pid)) {
@@ -110,8 +109,6 @@ int xn_follower_start(const char *bridge, const char **how)
 		return start_daemon(bridge);
 	}
 	*how = "systemd";
-	if (xn_unit_name(unit, sizeof(unit), bridge))
-		return XN_ERR;
 	{
 		/* --no-block: the unit is ordered after libvirtd, whose
 		 * hooks run attach while it starts. */
@@ -129,7 +126,7 @@ int xn_follower_start(const char *bridge, const char **how)
 }
 
 /* Is pid our follower for bridge? (A pid file may outlive its process.) */
-static int is_follower(pid_t pid, const char *bridge)
+static int is_follower(pid_t pid, const struct xn_bridge *bridge)
 {
 	char path[64], buf[256];
 	size_t n, i;
@@ -145,19 +142,18 @@ static int is_follower(pid_t pid, const char *bridge)
 		if (!buf[i])
 			buf[i] = ' ';
 	buf[n] = 0;
-	return strstr(buf, " follow ") && strstr(buf, bridge);
+	return strstr(buf, " follow ") && strstr(buf, bridge->name);
 }
 
-int xn_follower_stop(const char *bridge)
+int xn_follower_stop(const struct xn_bridge *bridge)
 {
-	char unit[128];
+	char *unit = (char *)bridge->path.unit;
 	pid_t pid, last = 0;
 	int i;
 
 	if (!xn_follower_alive(bridge, &pid))
 		return 0;
-	if (!xn_unit_name(unit, sizeof(unit), bridge) &&
-	    access("/run/systemd/system", F_OK) == 0) {
+	if (access("/run/systemd/system", F_OK) == 0) {
 		char *argv[] = { "systemctl", "stop", unit, NULL };
 		char *q[] = { "systemctl", "is-active", "--quiet", unit, NULL };
 
@@ -174,8 +170,8 @@ int xn_follower_stop(const char *bridge)
 		usleep(10000);
 	}
 	if (xn_follower_alive(bridge, &pid)) {
-		xn_err("the follower of %s (pid %d) does not stop", bridge,
-		       (int)pid);
+		xn_err("the follower of %s (pid %d) does not stop",
+		       bridge->name, (int)pid);
 		return XN_ERR;
 	}
 	/* Its lock goes before the process does; until the process is gone

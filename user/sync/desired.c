@@ -10,6 +10,7 @@
 #endif
 #include "xdpnet.h"
 #include "lib/util.h"
+#include "state/netns.h"
 #include "sync/desired.h"
 
 #define BR_STATE_FORWARDING_ 3
@@ -124,7 +125,7 @@ void xn_cfg_want(const struct xn_link *br, int neigh_proxy,
 {
 	*out = *cur;
 	out->bridge_ifindex = br->ifindex;
-	out->netns_ino = xn_netns_ino();
+	out->netns_ino = xn_netns_self()->ino;
 	out->vlan_filtering = !br->vlan_filtering ? XDPNET_VF_OFF
 			      : br->vlan_protocol == ETH_P_8021AD
 				      ? XDPNET_VF_8021AD

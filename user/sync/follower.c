@@ -48,7 +48,7 @@
 #include "lib/exit.h"
 #include "lib/log.h"
 #include "lib/util.h"
-#include "state/netns_held.h"
+#include "state/netns.h"
 #include "state/pins.h"
 #include "state/owner.h"
 #include "datapath/hooks.h"
@@ -63,7 +63,7 @@
 
 #define XN_BACKSTOP_S 30
 /* How often it looks whether anything but itself holds its network
- * namespace (state/netns_held.h). */
+ * namespace (state/netns.h). */
 #define XN_NETNS_CHECK_S 2
 #define XN_MAX_BATCH 256
 
@@ -296,7 +296,7 @@ static int apply(struct xn_state *s, struct xn_link *br, struct batch *b,
 				br->name);
 		xn_reconcile_clear(s);
 		xn_state_close(s);
-		xn_state_remove(br->name);
+		xn_state_remove(s->bridge);
 		return 1;
 	}
 	if (b->full) {
@@ -328,7 +328,7 @@ static int apply(struct xn_state *s, struct xn_link *br, struct batch *b,
 
 /* The bridge was deleted (apply() removed every hook and pin): our run
  * files go too, then the bridge lock. */
-static void gone(const char *bridge, int lk, int flk)
+static void gone(const struct xn_bridge *bridge, int lk, int flk)
 {
 	xn_run_remove_follower(bridge, flk);
 	xn_unlock(lk);
@@ -339,25 +339,25 @@ static void gone(const char *bridge, int lk, int flk)
 static int deleted(struct xn_state *s, const struct xn_link *br, int open)
 {
 	xn_info("xdpnet: %s was deleted: removing every hook", br->name);
-	if (open || !xn_state_open(s, br->name)) {
+	if (open || !xn_state_open(s, s->bridge)) {
 		xn_reconcile_clear(s);
 		xn_state_close(s);
 	}
-	xn_state_remove(br->name);
+	xn_state_remove(s->bridge);
 	return -1;
 }
 
 /* Start: open (or upgrade) the state, reconcile everything. Under lock.
  * An XN_* exit code, or -1: the bridge was deleted meanwhile, and
  * everything of it removed. */
-static int take_over(struct xn_state *s, struct xn_link *br,
-		     struct xn_policy *pol)
+static int take_over(struct xn_state *s, const struct xn_bridge *bridge,
+		     struct xn_link *br, struct xn_policy *pol)
 {
 	struct xn_load ld = { .bridge_ifindex = br->ifindex };
 	struct xn_sync r;
 	int err;
 
-	err = xn_state_open(s, br->name);
+	err = xn_state_open(s, bridge);
 	if (err) {
 		if (err == XN_ENOTATTACHED)
 			xn_err("%s is not attached (try 'xdpnet attach %s')",
@@ -442,8 +442,9 @@ static unsigned int nf_on_now(const struct xn_link *br)
 	return v & 7 ? v : 0;
 }
 
-int xn_follow_run(const char *bridge, struct xn_link *br)
+int xn_follow_run(const struct xn_bridge *bridge)
 {
+	struct xn_link link = bridge->link, *br = &link;
 	struct xn_policy pol = {};
 	struct xn_state s;
 	struct batch *b;
@@ -471,8 +472,8 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 	}
 	flk = xn_follow_lock(bridge, &other);
 	if (flk == -EBUSY) {
-		xn_err("a follower for %s is already running (pid %d)", bridge,
-		       (int)other);
+		xn_err("a follower for %s is already running (pid %d)",
+		       bridge->name, (int)other);
 		return XN_EBUSY;
 	}
 	if (flk < 0) {
@@ -498,7 +499,7 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 		close(flk);
 		return XN_ERR;
 	}
-	err = take_over(&s, br, &pol);
+	err = take_over(&s, bridge, br, &pol);
 	if (err == -1) {
 		gone(bridge, lk, flk);
 		lk = -1;
@@ -515,7 +516,7 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 		return err;
 	}
 	xn_info("xdpnet: following %s (pid %d; %s datapath; FDB mirrored %s)",
-		bridge, (int)getpid(), s.meta.live ? "live" : "portable",
+		bridge->name, (int)getpid(), s.meta.live ? "live" : "portable",
 		s.meta.fdb_trace ? "in the kernel" : "by this follower");
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
@@ -541,7 +542,7 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 			if (rd == -ENOBUFS) {
 				xn_info("xdpnet: %s: notifications were lost; "
 					"resyncing",
-					bridge);
+					bridge->name);
 				b->full = 1;
 				filters = 1;
 			}
@@ -565,7 +566,7 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 			if (nf != nf_seen) {
 				xn_info("xdpnet: %s: br_netfilter %s; reading "
 					"the filters again",
-					bridge,
+					bridge->name,
 					nf & 1U << 31 ? "unloaded"
 						      : "switched on or off");
 				nf_seen = nf;
@@ -600,7 +601,7 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 			if (err || strcmp(s.meta.build, m.build)) {
 				xn_unlock(lk);
 				xn_info("xdpnet: %s: %s; the follower stops",
-					bridge,
+					bridge->name,
 					err ? "no longer attached"
 					    : "upgraded by another xdpnet");
 				err = err == XN_ENOTATTACHED ? 0 : err;
@@ -695,8 +696,8 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 		}
 		if (err < 0) {
 			/* Whatever failed is tried again, whole, soon. */
-			xn_info("xdpnet: %s: %s; resyncing in a second", bridge,
-				strerror(-err));
+			xn_info("xdpnet: %s: %s; resyncing in a second",
+				bridge->name, strerror(-err));
 			next_backstop = xn_mono_s() + 1;
 		}
 		if (xn_mono_s() >= next_fdb_check) {
@@ -710,7 +711,7 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 			    !xn_fdb_repair(&s, br, &r) && r.seeded)
 				xn_info("xdpnet: %s: FDB copy refilled: %d "
 					"entries",
-					bridge, r.seeded);
+					bridge->name, r.seeded);
 			full_seen = full;
 			fdb_recheck = 0;
 			next_fdb_check = xn_mono_s() + 1;
@@ -720,7 +721,7 @@ int xn_follow_run(const char *bridge, struct xn_link *br)
 	if (stop_sig)
 		xn_info("xdpnet: %s: follower stops (signal %d); the datapath "
 			"stays attached",
-			bridge, (int)stop_sig);
+			bridge->name, (int)stop_sig);
 	xn_state_close(&s);
 	xn_policy_free(&pol);
 	free(b);

@@ -4,10 +4,10 @@
 #ifndef XN_FOLLOWER_H
 #define XN_FOLLOWER_H
 
-#include "lib/nl.h"
+#include "state/bridge.h"
 
-/* Run the follower for br in the foreground until a signal, or until the
- * bridge is deleted. Returns an xn_exit code. */
-int xn_follow_run(const char *bridge, struct xn_link *br);
+/* Run the follower for bridge (looked up) in the foreground until a signal, or
+ * until the bridge is deleted. Returns an xn_exit code. */
+int xn_follow_run(const struct xn_bridge *bridge);
 
 #endif

@@ -55,7 +55,7 @@ int xn_policy_read(const struct xn_link *br, int bypass_filters, int assume_nf,
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return XN_ERR;
-	if (xn_filt_read_live(br->name, assume_nf, &live)) {
+	if (xn_filt_read_live(br->ifindex, assume_nf, &live)) {
 		free(r);
 		return XN_ERR;
 	}
@@ -77,7 +77,8 @@ int xn_policy_read(const struct xn_link *br, int bypass_filters, int assume_nf,
 	return 0;
 }
 
-int xn_policy_refuse(const struct xn_policy *pol, const char *bridge)
+int xn_policy_refuse(const struct xn_policy *pol,
+		     const struct xn_bridge *bridge)
 {
 	const struct xn_filt_report *r = pol->report;
 	int i;
@@ -87,18 +88,19 @@ int xn_policy_refuse(const struct xn_policy *pol, const char *bridge)
 	if (pol->bridge_hold == XDPNET_BHOLD_UNKNOWN) {
 		xn_err("cannot tell which host filters apply to %s (%s); "
 		       "attach --bypass-filters to bypass them anyway",
-		       bridge, r->unknown);
+		       bridge->name, r->unknown);
 		return XN_EFILTER;
 	}
 	printf("xdpnet: these rules apply to frames between ports of %s, "
 	       "and a bypass would skip them:\n",
-	       bridge);
+	       bridge->name);
 	for (i = 0; i < r->nrules; i++)
 		printf("  %s\n    (%s)\n", r->rules[i].text, r->rules[i].why);
 	fflush(stdout);
 	xn_err("%d filter rule%s between ports of %s; not attached "
 	       "(--bypass-filters attaches anyway)",
-	       r->nrules, r->nrules == 1 ? " applies" : "s apply", bridge);
+	       r->nrules, r->nrules == 1 ? " applies" : "s apply",
+	       bridge->name);
 	return XN_EFILTER;
 }
 

@@ -10,6 +10,7 @@
 #define XN_POLICY_H
 
 #include "lib/nl.h"
+#include "state/bridge.h"
 #include "sync/desired.h"
 
 /* Read and judge the host's filters for br. Always fills pol (free with
@@ -21,7 +22,8 @@ int xn_policy_read(const struct xn_link *br, int bypass_filters, int assume_nf,
 		   struct xn_policy *pol);
 /* attach: when pol holds the whole bridge, print why (the rules, on
  * stdout) and a one-line error, and return XN_EFILTER; else 0. */
-int xn_policy_refuse(const struct xn_policy *pol, const char *bridge);
+int xn_policy_refuse(const struct xn_policy *pol,
+		     const struct xn_bridge *bridge);
 /* One line for the follower's log: what pol holds, "" when nothing. */
 const char *xn_policy_summary(const struct xn_policy *pol);
 /* Did the policy change what the datapath does? */

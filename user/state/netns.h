@@ -1,7 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* Is this process's network namespace held by anything but itself? */
-#ifndef XN_NETNS_HELD_H
-#define XN_NETNS_HELD_H
+/* This process's network namespace: which it is (read once), and whether
+ * anything but this process holds it. */
+#ifndef XN_NETNS_H
+#define XN_NETNS_H
+
+#include <sys/types.h>
+
+struct xn_netns {
+	dev_t dev;
+	unsigned long long ino; /* 0: unknown */
+};
+
+/* This process's network namespace (pins are global, bridges are not:
+ * a state records whose it is). Read on the first call. */
+const struct xn_netns *xn_netns_self(void);
 
 /* 1: PID 1 is in it, another process is, or a mount of this mount
  * namespace names it ('ip netns add', a container runtime's bind mount);

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* This process's network namespace: see netns.h. */
 #include <ctype.h>
 #include <dirent.h>
 #include <stdio.h>
@@ -7,7 +8,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "state/netns_held.h"
+#include "state/netns.h"
 
 /* A mount of this mount namespace whose root is the nsfs file of net
  * namespace ino (mountinfo: "... net:[INO] /run/netns/x ... - nsfs ..."). */
@@ -52,25 +53,40 @@ static int other_process(dev_t dev, ino_t ino)
 	return found;
 }
 
+const struct xn_netns *xn_netns_self(void)
+{
+	static struct xn_netns self;
+	static int read;
+	struct stat st;
+
+	if (!read && !stat("/proc/self/ns/net", &st)) {
+		self.dev = st.st_dev;
+		self.ino = st.st_ino;
+		read = 1;
+	}
+	return &self;
+}
+
 int xn_netns_is_init(void)
 {
-	struct stat a, b;
+	const struct xn_netns *self = xn_netns_self();
+	struct stat b;
 
-	return !stat("/proc/self/ns/net", &a) && !stat("/proc/1/ns/net", &b) &&
-	       a.st_ino == b.st_ino && a.st_dev == b.st_dev;
+	return self->ino && !stat("/proc/1/ns/net", &b) &&
+	       self->ino == b.st_ino && self->dev == b.st_dev;
 }
 
 int xn_netns_held(void)
 {
-	struct stat self;
+	const struct xn_netns *self = xn_netns_self();
 	int r;
 
-	if (stat("/proc/self/ns/net", &self))
+	if (!self->ino)
 		return -1;
 	if (xn_netns_is_init())
 		return 1;
-	r = mounted((unsigned long long)self.st_ino);
+	r = mounted(self->ino);
 	if (r)
 		return r;
-	return other_process(self.st_dev, self.st_ino);
+	return other_process(self->dev, self->ino);
 }
