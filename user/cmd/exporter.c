@@ -17,7 +17,6 @@
 #include "xdpnet.h"
 #include "lib/exit.h"
 #include "lib/log.h"
-#include "state/paths.h"
 #include "state/system.h"
 #include "state/bridge.h"
 #include "lib/nl.h"

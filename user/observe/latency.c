@@ -379,3 +379,42 @@ int xn_lat_off(const struct xn_bridge *bridge)
 		bridge->name, bridge->name);
 	return XN_OK;
 }
+
+/* What is pinned under the bridge's name is ours to use: 0, or XN_ERR
+ * after a one-line error. */
+static int lat_ready(const struct xn_bridge *br)
+{
+	enum xn_pinned p = xn_pinned(br);
+
+	if (p >= XN_PINNED_OTHER_NS)
+		return xn_pinned_refuse(br, p);
+	if (xn_pin_exists(br, "lat_ctl") && !xn_lat_ours(br)) {
+		xn_err("%s holds the state of a bridge named %s in another "
+		       "network namespace",
+		       br->path.pins, br->name);
+		return XN_ERR;
+	}
+	return 0;
+}
+
+int xn_lat_get(const struct xn_bridge *br, int *on)
+{
+	int err = lat_ready(br);
+
+	*on = !err && xn_lat_is_on(br);
+	return err;
+}
+
+int xn_lat_set(const struct xn_bridge *br, int on)
+{
+	char dir[256];
+	int err = lat_ready(br);
+
+	if (err)
+		return err;
+	if (!on)
+		return xn_lat_off(br);
+	if (xn_pin_mkdir(br, dir, sizeof(dir)))
+		return XN_ERR;
+	return xn_lat_on(br);
+}

@@ -11,8 +11,14 @@
 #include "state/bridge.h"
 #include "observe/histogram.h"
 
-/* Switch the probe on for bridge (looked up) or off; an exit code, after
+/* 'xdpnet latency BRIDGE on|off': switch the probe on for br (looked up)
+ * or off, where what is pinned under its name is ours; an exit code, after
  * a line saying what was done or a one-line error. */
+int xn_lat_set(const struct xn_bridge *br, int on);
+/* 'xdpnet latency BRIDGE': whether the probe is on (*on), where what is
+ * pinned is ours; an exit code, after a one-line error. */
+int xn_lat_get(const struct xn_bridge *br, int *on);
+/* The same switches, without the checks. */
 int xn_lat_on(const struct xn_bridge *bridge);
 int xn_lat_off(const struct xn_bridge *bridge);
 

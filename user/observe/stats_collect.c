@@ -6,6 +6,7 @@
  * not attached (then every frame takes the bridge).
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -231,5 +232,69 @@ int xn_stats_reset(const struct xn_bridge *bridge)
 		       bridge->name);
 		return XN_ENOTATTACHED;
 	}
+	return XN_OK;
+}
+
+int xn_stats_ready(const struct xn_bridge *bridge)
+{
+	enum xn_pinned p = xn_pinned(bridge);
+
+	if (p >= XN_PINNED_OTHER_NS)
+		return xn_pinned_refuse(bridge, p);
+	if (!xn_stats_pins_ours(bridge))
+		return xn_stats_refuse_other_ns(bridge);
+	return 0;
+}
+
+static volatile sig_atomic_t stop_watch;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_watch = 1;
+}
+
+int xn_stats_watch(const struct xn_bridge *bridge,
+		   const struct xn_stats_watch *w)
+{
+	struct xn_stats_sample a, b, *prev = &a, *cur = &b, *t;
+	unsigned long seq = 0;
+	struct timespec next;
+	int err;
+
+	err = xn_stats_collect(bridge, cur);
+	if (err)
+		return err;
+	if (!w->interval) {
+		w->show(NULL, cur, ++seq, w->arg);
+		xn_stats_free(cur);
+		return XN_OK;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	while (!stop_watch && (!w->count || seq < (unsigned long)w->count)) {
+		__u64 ns = next.tv_nsec + (__u64)(w->interval * 1e9);
+
+		next.tv_sec += ns / 1000000000ULL;
+		next.tv_nsec = ns % 1000000000ULL;
+		while (!stop_watch &&
+		       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next,
+				       NULL) == EINTR)
+			;
+		if (stop_watch)
+			break;
+		t = prev;
+		prev = cur;
+		cur = t;
+		err = xn_stats_collect(bridge, cur);
+		if (err) {
+			xn_stats_free(prev);
+			return err;
+		}
+		w->show(prev, cur, ++seq, w->arg);
+		xn_stats_free(prev);
+	}
+	xn_stats_free(cur);
 	return XN_OK;
 }

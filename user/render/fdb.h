@@ -4,15 +4,8 @@
 #define XN_OUT_FDB_H
 
 #include <stdio.h>
-#include <net/if.h>
 #include <linux/types.h>
-#include "xdpnet.h"
-
-struct xn_fdb_row {
-	struct xdpnet_fdb_key key;
-	struct xdpnet_fdb_val val;
-	char port[IF_NAMESIZE]; /* "" when the ifindex is gone */
-};
+#include "observe/fdb.h"
 
 /* now_j: the datapath's jiffies now, hz: per second (ages of the bridge's
  * last sight of each MAC). Rows are printed in the given order. */

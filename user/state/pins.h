@@ -73,10 +73,11 @@ int xn_pin_exists(const struct xn_bridge *bridge, const char *leaf);
  * of programs removes it: it is of the programs and maps replaced. */
 #define XN_PIN_XDP_MULTI "prog_xdp_multi"
 
-int xn_pin_obj(int fd, const struct xn_bridge *bridge, const char *leaf); /* 0
-									     or
-									     -errno
-									   */
+int xn_pin_obj(int fd, const struct xn_bridge *bridge,
+	       const char *leaf); /* 0
+				     or
+				     -errno
+				   */
 /* Pin fd as leaf, atomically replacing whatever is pinned there. */
 int xn_pin_replace(int fd, const struct xn_bridge *bridge, const char *leaf);
 void xn_pin_unlink(const struct xn_bridge *bridge, const char *leaf);

@@ -16,7 +16,10 @@
 #include "state/owner.h"
 #include "datapath/load.h"
 #include "sync/daemon.h"
+#include "state/lock.h"
+#include "datapath/names.h"
 #include "sync/reconcile.h"
+#include "sync/follower.h"
 #include "sync/policy.h"
 #include "sync/attach.h"
 
@@ -79,10 +82,12 @@ static int sizes_differ(const struct xn_state *s, const struct xn_load *ld)
 	return 0;
 }
 
-/* Everything under the lock: load or upgrade, reconcile, meta. */
-int xn_attach_locked(const struct xn_attach_req *o,
-		     const struct xn_bridge *bridge, struct xn_load *ld,
-		     struct xn_sync *r)
+/* Everything under the lock: load or upgrade, reconcile, meta; rolled back
+ * on failure. Options of an earlier attach stay unless o changes them.
+ * *ld and *r say what was done. */
+static int attach_locked(const struct xn_attach_req *o,
+			 const struct xn_bridge *bridge, struct xn_load *ld,
+			 struct xn_sync *r)
 {
 	struct xn_link link = bridge->link, *br = &link;
 	struct xn_policy pol = {};
@@ -178,5 +183,52 @@ int xn_attach_locked(const struct xn_attach_req *o,
 	err = xn_meta_write(&s) ? XN_ERR : 0;
 	xn_state_close(&s);
 	xn_policy_free(&pol);
+	return err;
+}
+
+int xn_attach_bridge(const struct xn_bridge *br, const struct xn_attach_req *o)
+{
+	struct xn_load ld = { .bridge_ifindex = br->link.ifindex };
+	struct xn_sync r = {};
+	const char *how = NULL;
+	int err, lk;
+
+	memcpy(ld.size, o->size, sizeof(ld.size));
+	lk = xn_lock(br, 30);
+	if (lk < 0)
+		return XN_EBUSY;
+	err = attach_locked(o, br, &ld, &r);
+	xn_unlock(lk);
+	if (err)
+		return err;
+	xn_info("xdpnet: %s %s (mode %s, %s datapath, FDB mirrored %s): %d "
+		"port%s carried, %d held, +%d -%d ~%d",
+		ld.fresh      ? "attached to"
+		: ld.upgraded ? "upgraded"
+			      : "synced",
+		br->name, xn_mode_name(ld.mode), ld.live ? "live" : "portable",
+		ld.fdb_trace ? "in the kernel" : "by the follower", r.total,
+		r.total == 1 ? "" : "s", r.held, r.added, r.removed, r.changed);
+	if (o->follow)
+		return xn_follow_run(br);
+	if (ld.no_follow) {
+		pid_t pid;
+
+		/* --no-follow given now stops a follower; kept from an earlier
+		 * attach (a plain attach, the libvirt hook's), it leaves one
+		 * the operator started since ('xdpnet follow') alone. */
+		if (o->no_follow && xn_follower_stop(br))
+			return XN_ERR;
+		if (!o->no_follow && xn_follower_alive(br, &pid))
+			return XN_OK;
+		xn_info("xdpnet: no follower (--no-follow): bridge changes only "
+			"user space sees are not followed until 'xdpnet attach "
+			"%s'",
+			br->name);
+		return XN_OK;
+	}
+	err = xn_follower_start(br, &how);
+	if (!err && strcmp(how, "running"))
+		xn_info("xdpnet: follower started (%s)", how);
 	return err;
 }

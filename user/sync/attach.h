@@ -5,24 +5,23 @@
 
 #include <linux/types.h>
 #include "state/bridge.h"
-#include "datapath/load.h"
-#include "sync/reconcile.h"
+#include "state/sizes.h"
 
 /* What the command line asks of attach. */
 struct xn_attach_req {
-	__u32 mode;	    /* enum xdpnet_mode; 0: keep (or tc) */
-	int bypass_filters; /* --bypass-filters */
-	int no_follow;	    /* --no-follow */
-	int follow;	    /* --follow */
+	__u32 mode;	       /* enum xdpnet_mode; 0: keep (or tc) */
+	int bypass_filters;    /* --bypass-filters */
+	int no_follow;	       /* --no-follow */
+	int follow;	       /* --follow */
+	__u32 size[XN_SIZE_N]; /* --fdb-size ...; 0: as pinned */
 };
 
-/* Everything under the bridge's lock: what is pinned under its name
- * (refused unless ours or nothing), load or upgrade, reconcile, meta;
- * rolled back on failure. Options of an earlier attach stay unless rq
- * changes them. 0 or an exit code after a one-line error; *ld and *r say
- * what was done. */
-int xn_attach_locked(const struct xn_attach_req *rq,
-		     const struct xn_bridge *bridge, struct xn_load *ld,
-		     struct xn_sync *r);
+/* Attach to br (looked up, checked), under its lock: what is pinned under
+ * its name (refused unless ours or nothing), load or upgrade, reconcile,
+ * meta, rolled back on failure; a line saying what was done; then the
+ * follower: run here (follow), started (a systemd unit or a daemon), or
+ * none (no_follow). 0 or an exit code after a one-line error. */
+int xn_attach_bridge(const struct xn_bridge *br,
+		     const struct xn_attach_req *rq);
 
 #endif
