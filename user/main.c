@@ -1,9 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* xdpnet: bypass a Linux bridge between the VMs on it. See xdpnet(8). */
+#include <string.h>
 #include "lib/json_writer.h"
 #include "lib/log.h"
 #include "cmd/cli.h"
 #include "cmd/cmd.h"
+
+/* Was JSON asked for (-j, -p, --json, --pretty anywhere before "--"),
+ * whatever else the line holds? */
+static int json_asked(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "-j") || !strcmp(argv[i], "-p") ||
+		    !strcmp(argv[i], "--json") || !strcmp(argv[i], "--pretty"))
+			return 1;
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -19,6 +33,10 @@ int main(int argc, char **argv)
 			fprintf(stderr, "xdpnet %s: %s\n", o.cmd_name, err);
 		else
 			xn_err("%s", err);
+		if (json_asked(argc, argv)) {
+			xn_jw_pretty = o.pretty;
+			xn_json_error(err);
+		}
 		return rc;
 	}
 	/* Commands that run on and log as they go reach journald, a file or

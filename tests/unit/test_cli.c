@@ -17,7 +17,6 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "xdpnet.h"
-#include "lib/exit.h"
 #include "lib/json_writer.h"
 #include "datapath/load.h"
 #include "cmd/cli.h"

@@ -18,9 +18,9 @@
 #include <cmocka.h>
 #include "xdpnet.h"
 #include "state/paths.h"
+#include "lib/log.h"
 #include "state/pins.h"
 #include "state/owner.h"
-#include "lib/exit.h"
 
 static char tmp[64];
 static char pins[128], run[128];
@@ -166,7 +166,7 @@ static void test_verdict(void **state)
 		struct xn_state s;
 
 		assert_int_equal(xn_state_open(&s, B("foreign")),
-				 XN_ENOTATTACHED);
+				 -XN_NOT_ATTACHED);
 	}
 
 	/* A name that is no interface name has no handle, and so no

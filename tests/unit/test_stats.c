@@ -26,7 +26,6 @@
 #include <netlink/msg.h>
 #include <netlink/attr.h>
 #include "xdpnet.h"
-#include "lib/exit.h"
 #include "datapath/names.h"
 #include "cmd/cli.h"
 #include "lib/nl.h"

@@ -10,7 +10,6 @@
 #include <string.h>
 #include "xdpnet.h"
 #include "lib/addr.h"
-#include "lib/exit.h"
 #include "lib/util.h"
 #include "state/paths.h"
 #include "state/sizes.h"

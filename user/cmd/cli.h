@@ -9,6 +9,23 @@
 #include "lib/frame.h"
 #include "state/sizes.h"
 
+/* Exit codes: documented in docs/xdpnet.8, EXIT STATUS, in the words of
+ * `xdpnet help` (scripts/check-docs compares them). The commands return
+ * 0 or a negative errno (lib/log.h says which have a code of their own):
+ * xn_cmd_run maps them, the parser's usage errors are XN_EUSAGE. */
+enum xn_exit {
+	XN_OK = 0,
+	XN_ERR = 1,	     /* runtime failure (rolled back) */
+	XN_EUSAGE = 2,	     /* bad command line */
+	XN_ENOBRIDGE = 3,    /* no such device, or not a bridge */
+	XN_EPERM = 4,	     /* not root / missing capabilities */
+	XN_ENOBPF = 5,	     /* the kernel refused our BPF programs or maps */
+	XN_EBPFFS = 6,	     /* bpffs not mounted and cannot be mounted */
+	XN_ENOTATTACHED = 7, /* xdpnet is not attached to that bridge */
+	XN_EBUSY = 8,	     /* a follower already runs, or the lock is held */
+	XN_EFILTER = 9, /* filters apply between ports (--bypass-filters) */
+};
+
 enum xn_cmd {
 	XN_CMD_NONE,
 	XN_CMD_ATTACH,

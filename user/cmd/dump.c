@@ -12,7 +12,6 @@
 #include <string.h>
 #include <unistd.h>
 #include "xdpnet.h"
-#include "lib/exit.h"
 #include "lib/log.h"
 #include "lib/nl.h"
 #include "state/system.h"
@@ -38,7 +37,7 @@ int xn_dump(const struct xn_opts *o)
 	__u64 lost = 0;
 
 	if (!w)
-		return XN_ERR;
+		return -XN_FAILED;
 	err = xn_cmd_bridge(&br, o->bridge, 1);
 	if (!err)
 		err = xn_prepare_for(XN_CAPS_READ, &br);
@@ -48,7 +47,7 @@ int xn_dump(const struct xn_opts *o)
 		if (xn_get_link(o->port, &port) ||
 		    port.master != br.link.ifindex) {
 			xn_err("%s is not a port of %s", o->port, o->bridge);
-			err = XN_EUSAGE;
+			err = -XN_BAD_INPUT;
 			goto out;
 		}
 		d.ifindex = w->port = port.ifindex;
@@ -61,13 +60,13 @@ int xn_dump(const struct xn_opts *o)
 		xn_err("dump writes pcapng: give -w FILE, or pipe it (xdpnet "
 		       "dump %s | tcpdump -r -)",
 		       o->bridge);
-		err = XN_EUSAGE;
+		err = -XN_BAD_INPUT;
 		goto out;
 	}
 	w->f = to_stdout ? stdout : fopen(o->write, "w");
 	if (!w->f) {
 		xn_err("cannot write %s: %s", o->write, strerror(errno));
-		err = XN_ERR;
+		err = -XN_FAILED;
 		goto out;
 	}
 	w->bridge = o->bridge;
@@ -91,7 +90,7 @@ int xn_dump(const struct xn_opts *o)
 		xn_err("cannot write %s: %s",
 		       to_stdout ? "the output" : o->write,
 		       strerror(errno ?: EIO));
-		err = XN_ERR;
+		err = -XN_FAILED;
 	}
 	if (!err)
 		fprintf(stderr,

@@ -15,7 +15,6 @@
 #include <string.h>
 #include <unistd.h>
 #include "xdpnet.h"
-#include "lib/exit.h"
 #include "lib/log.h"
 #include "state/system.h"
 #include "state/bridge.h"
@@ -147,7 +146,7 @@ int xn_exporter(const struct xn_opts *o)
 	if (xn_parse_listen(listen, &ss, &sl)) {
 		xn_err("--listen takes ADDR:PORT or [ADDR6]:PORT, not '%s'",
 		       listen);
-		return XN_EUSAGE;
+		return -XN_BAD_INPUT;
 	}
 	if (o->bridge) {
 		err = xn_cmd_bridge(&br, o->bridge, 1);
@@ -170,7 +169,7 @@ int xn_exporter(const struct xn_opts *o)
 		xn_err("cannot listen on %s: %s", listen,
 		       err ? strerror(err)
 			   : "the HTTP server did not start (-v says why)");
-		return XN_ERR;
+		return -XN_FAILED;
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -182,5 +181,5 @@ int xn_exporter(const struct xn_opts *o)
 	scrapes = xn_http_stop(h);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	xn_debug("served %lu scrapes", scrapes);
-	return XN_OK;
+	return 0;
 }

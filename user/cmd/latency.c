@@ -3,7 +3,7 @@
  * (observe/latency.c), or whether it is on. */
 #include <stdio.h>
 #include <string.h>
-#include "lib/exit.h"
+#include "lib/log.h"
 #include "state/system.h"
 #include "state/bridge.h"
 #include "observe/latency.h"

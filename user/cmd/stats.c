@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <unistd.h>
 #include "xdpnet.h"
-#include "lib/exit.h"
 #include "lib/log.h"
 #include "state/system.h"
 #include "state/bridge.h"
@@ -70,7 +69,7 @@ int xn_stats(const struct xn_opts *o)
 				"(device counters are the kernel's and keep "
 				"counting)",
 				br.name);
-			return XN_OK;
+			return 0;
 		}
 	}
 	err = xn_stats_ready(&br);
@@ -83,7 +82,7 @@ int xn_stats(const struct xn_opts *o)
 		xn_stats_print_prom(stdout, &s, 1,
 				    o->lat_pairs ? XN_PROM_LAT_PAIRS : 0);
 		xn_stats_free(&s);
-		return fflush(stdout) ? XN_ERR : XN_OK;
+		return fflush(stdout) ? -XN_FAILED : 0;
 	}
 	sh.live = o->interval && !o->json && isatty(STDOUT_FILENO);
 	return xn_stats_watch(&br, &w);

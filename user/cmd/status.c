@@ -2,7 +2,7 @@
 /* xdpnet status [BRIDGE]: what the datapath carries, and whether a
  * follower keeps it in step with the bridge. */
 #include <stdio.h>
-#include "lib/exit.h"
+#include "lib/log.h"
 #include "state/bridge.h"
 #include "state/system.h"
 #include "observe/status.h"

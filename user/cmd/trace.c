@@ -6,7 +6,6 @@
  * the datapath keeps changes.
  */
 #include <stdio.h>
-#include "lib/exit.h"
 #include "lib/frame.h"
 #include "lib/log.h"
 #include "lib/nl.h"
@@ -33,7 +32,7 @@ int xn_trace(const struct xn_opts *o)
 		return err;
 	if (o->pcap) {
 		if (xn_pcap_read(o->pcap, o->frame_no, &pf))
-			return XN_EUSAGE;
+			return -XN_BAD_INPUT;
 		t.len = pf.len;
 		/* A frame that left a port: where it came in, if the
 		 * capture says (xdpnet dump's comment). */
@@ -43,7 +42,7 @@ int xn_trace(const struct xn_opts *o)
 			xn_err("%s: the capture does not say which port frame "
 			       "%lu arrived on; give --in PORT",
 			       o->pcap, o->frame_no);
-			return XN_EUSAGE;
+			return -XN_BAD_INPUT;
 		}
 		if (!in)
 			in = pf.ifname;
@@ -52,17 +51,17 @@ int xn_trace(const struct xn_opts *o)
 		if (!t.len) {
 			xn_err("the frame does not fit in %zu bytes",
 			       sizeof(buf));
-			return XN_EUSAGE;
+			return -XN_BAD_INPUT;
 		}
 	}
 	if (xn_get_link(in, &port) || port.master != br.link.ifindex) {
 		xn_err("%s is not a port of %s", in, o->bridge);
-		return XN_EUSAGE;
+		return -XN_BAD_INPUT;
 	}
 	t.ifindex = port.ifindex;
 	err = xn_trace_run(&br, &t);
 	if (err)
 		return err;
 	xn_trace_print(stdout, o->bridge, in, &t, o->json);
-	return XN_OK;
+	return 0;
 }

@@ -27,7 +27,6 @@
 #include "xdpnet.h"
 #include "xdpnet.skel.h"
 #include "xdpnet_live.skel.h"
-#include "lib/exit.h"
 #include "lib/log.h"
 #include "lib/util.h"
 #include "state/pins.h"
@@ -433,9 +432,9 @@ int xn_state_load(struct xn_state *s, struct xn_load *l)
 	if (!l->fresh && abi)
 		return xn_pinned_refuse(s->bridge, XN_PINNED_LAYOUT);
 	if (xn_pin_mkdir(s->bridge, dir, sizeof(dir)))
-		return XN_ERR;
+		return -XN_FAILED;
 	if (!l->fresh && sizes_refuse(s->bridge, l))
-		return XN_ERR;
+		return -XN_FAILED;
 	/* XDPNET_DATAPATH=portable: tests run the portable datapath where
 	 * the live one would load. */
 	v = getenv("XDPNET_DATAPATH") &&
@@ -450,7 +449,7 @@ int xn_state_load(struct xn_state *s, struct xn_load *l)
 			       "build cannot carry over; run 'xdpnet detach "
 			       "%s', then attach again (counters restart)",
 			       dir, s->bridge->name);
-			return XN_ERR;
+			return -XN_FAILED;
 		}
 		if (!err)
 			break;
@@ -459,7 +458,7 @@ int xn_state_load(struct xn_state *s, struct xn_load *l)
 	if (v == V_N) {
 		xn_err("the kernel refused the BPF programs; needs BPF, BTF and "
 		       "tc/XDP support (-vv shows the verifier log)");
-		return XN_ENOBPF;
+		return -XN_BPF_REFUSED;
 	}
 	l->remade = 0;
 	err = 0;
@@ -503,7 +502,7 @@ int xn_state_load(struct xn_state *s, struct xn_load *l)
 	if (err) {
 		xn_err("cannot pin under %s: %s", dir, strerror(-err));
 		load_ctx_free(&c);
-		return XN_ERR;
+		return -XN_FAILED;
 	}
 	load_ctx_free(&c);
 
@@ -519,7 +518,7 @@ int xn_state_load(struct xn_state *s, struct xn_load *l)
 	if (err) {
 		xn_state_close(s);
 		xn_err("cannot open what was pinned under %s", dir);
-		return XN_ERR;
+		return -XN_FAILED;
 	}
 	if (l->fresh) {
 		memset(&s->meta, 0, sizeof(s->meta));

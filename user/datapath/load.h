@@ -31,8 +31,8 @@ struct xn_load {
  * where the kernel takes it), reuse every pinned map whose layout fits,
  * create (or, for counters, migrate) the others, pin maps and programs and
  * attach the FDB mirror. Existing port hooks are moved to the new programs
- * atomically (hooks.c). Leaves s open on the result. Returns 0 or an
- * xn_exit code after a one-line error.
+ * atomically (hooks.c). Leaves s open on the result. Returns 0 or -errno
+ * (lib/log.h) after a one-line error.
  */
 int xn_state_load(struct xn_state *s, struct xn_load *l);
 

@@ -6,7 +6,6 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "lib/exit.h"
 #include "lib/log.h"
 #include "lib/util.h"
 #include "state/owner.h"
@@ -63,7 +62,7 @@ static int open_state(const struct xn_bridge *bridge, struct xn_state *s)
 {
 	int err = xn_state_open(s, bridge);
 
-	if (err == XN_ENOTATTACHED)
+	if (err == -XN_NOT_ATTACHED)
 		return xn_bridge_unattached(bridge,
 					    "%s is not attached: its frames "
 					    "all take the bridge (tcpdump -i "
@@ -76,7 +75,7 @@ static int open_state(const struct xn_bridge *bridge, struct xn_state *s)
 		xn_err("%s's datapath predates dump; 'xdpnet attach %s' "
 		       "upgrades it in place",
 		       bridge->name, bridge->name);
-		return XN_ERR;
+		return -XN_FAILED;
 	}
 	return 0;
 }
@@ -136,7 +135,7 @@ int xn_dump_run(const struct xn_bridge *bridge, const struct xn_dump_opts *o,
 				      "a time"
 				    : "cannot take the dump lock of %s",
 		       bridge->name);
-		return XN_EBUSY;
+		return -XN_BUSY;
 	}
 	rb = ring_buffer__new(s.fd[XM_DUMP_RB], on_record, &rd, NULL);
 	if (!rb) {
@@ -183,7 +182,7 @@ out:
 	ring_buffer__free(rb);
 	xn_dump_unlock(bridge, lk, detached);
 	xn_state_close(&s);
-	return detached ? XN_ENOTATTACHED : err ? XN_ERR : XN_OK;
+	return detached ? -XN_NOT_ATTACHED : err ? -XN_FAILED : 0;
 }
 
 void xn_dump_orphan_off(const struct xn_bridge *bridge, int fd)

@@ -10,6 +10,7 @@
 
 #include <signal.h>
 #include <linux/types.h>
+#include "lib/log.h"
 #include "xdpnet.h"
 #include "state/bridge.h"
 
@@ -25,13 +26,13 @@ struct xn_dump_opts {
 typedef int (*xn_dump_cb)(const struct xdpnet_dump_rec *r, __u64 wall_ns,
 			  const void *data, void *arg);
 
-/* Can bridge be dumped (attached, by a build with the dump)? XN_OK, or an
- * XN_* exit code after a one-line error. */
+/* Can bridge be dumped (attached, by a build with the dump)? 0, or
+ * -errno (lib/log.h) after a one-line error. */
 int xn_dump_ready(const struct xn_bridge *bridge);
 
 /* Dump bridge's frames until cb or o->stop says stop. *lost: records the
- * ring had no room for meanwhile. An XN_* exit code, after a one-line
- * error. */
+ * ring had no room for meanwhile. 0 or -errno (lib/log.h), after a
+ * one-line error. */
 int xn_dump_run(const struct xn_bridge *bridge, const struct xn_dump_opts *o,
 		xn_dump_cb cb, void *arg, __u64 *lost);
 

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
+#include "lib/log.h"
 #include "xdpnet.h"
-#include "lib/exit.h"
 #include "state/pins.h"
 #include "state/owner.h"
 #include "state/sizes.h"
@@ -47,7 +47,7 @@ int xn_fdb_read(const struct xn_bridge *br, struct xn_fdb_view *v)
 
 	memset(v, 0, sizeof(*v));
 	err = xn_state_open(&st, br);
-	if (err == XN_ENOTATTACHED)
+	if (err == -XN_NOT_ATTACHED)
 		err = xn_bridge_unattached(br,
 					   "%s is not attached (try 'xdpnet "
 					   "attach %s')",
@@ -60,7 +60,7 @@ int xn_fdb_read(const struct xn_bridge *br, struct xn_fdb_view *v)
 	v->rows = calloc(max ? max : 1, sizeof(*v->rows));
 	if (!v->rows) {
 		xn_state_close(&st);
-		return XN_ERR;
+		return -XN_FAILED;
 	}
 	n = read_rows(st.fd[XM_FDB_STATIC], v->rows, 0, max);
 	n = read_rows(st.fd[XM_FDB], v->rows, n, max);
@@ -70,7 +70,7 @@ int xn_fdb_read(const struct xn_bridge *br, struct xn_fdb_view *v)
 	v->hz = c.hz;
 	xn_jiffies(&st, &v->now);
 	xn_state_close(&st);
-	return XN_OK;
+	return 0;
 }
 
 void xn_fdb_free(struct xn_fdb_view *v)

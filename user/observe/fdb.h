@@ -22,8 +22,8 @@ struct xn_fdb_view {
 	__u32 hz;  /* and per second: the ages of the bridge's last sights */
 };
 
-/* Read the FDB copy of br (attached): 0, or an exit code after a one-line
- * error. Free v with xn_fdb_free. */
+/* Read the FDB copy of br (attached): 0, or a -errno (lib/log.h) after a
+ * one-line error. Free v with xn_fdb_free. */
 int xn_fdb_read(const struct xn_bridge *br, struct xn_fdb_view *v);
 void xn_fdb_free(struct xn_fdb_view *v);
 

@@ -21,7 +21,6 @@
 #include <bpf/libbpf.h>
 #include "xdpnet.h"
 #include "xdpnet_lat.skel.h"
-#include "lib/exit.h"
 #include "lib/log.h"
 #include "lib/util.h"
 #include "state/pins.h"
@@ -273,7 +272,7 @@ int xn_lat_on(const struct xn_bridge *bridge)
 		if (err) {
 			xn_err("cannot update the probe's ports: %s",
 			       strerror(-err));
-			return XN_ERR;
+			return -XN_FAILED;
 		}
 		fd = xn_pin_get(bridge, "lat_ctl");
 		if (fd >= 0) {
@@ -283,7 +282,7 @@ int xn_lat_on(const struct xn_bridge *bridge)
 		datapath_mark(bridge, 1);
 		xn_info("xdpnet: latency probe already on for %s (%d port%s)",
 			bridge->name, nports, nports == 1 ? "" : "s");
-		return XN_OK;
+		return 0;
 	}
 	links_remove(bridge); /* a half-done earlier "on" */
 
@@ -291,7 +290,7 @@ int xn_lat_on(const struct xn_bridge *bridge)
 	if (!skel) {
 		xn_err("cannot open the latency probe's BPF object: %s",
 		       strerror(errno));
-		return XN_ENOBPF;
+		return -XN_BPF_REFUSED;
 	}
 	skel->rodata->cfg_netns_ino = bridge->ns.ino;
 	skel->rodata->cfg_use_redirected = !(env && *env && strcmp(env, "0"));
@@ -312,7 +311,7 @@ int xn_lat_on(const struct xn_bridge *bridge)
 		       "log)",
 		       strerror(-err));
 		xdpnet_lat_bpf__destroy(skel);
-		return XN_ENOBPF;
+		return -XN_BPF_REFUSED;
 	}
 	err = 0;
 	for (i = 0; i < 4 && !err; i++)
@@ -342,12 +341,12 @@ int xn_lat_on(const struct xn_bridge *bridge)
 		links_remove(bridge);
 		xn_err("cannot switch the latency probe on: %s",
 		       strerror(-err));
-		return XN_ERR;
+		return -XN_FAILED;
 	}
 	xn_info("xdpnet: latency probe on for %s (%d port%s); see 'xdpnet "
 		"stats %s --latency'",
 		bridge->name, nports, nports == 1 ? "" : "s", bridge->name);
-	return XN_OK;
+	return 0;
 }
 
 int xn_lat_off(const struct xn_bridge *bridge)
@@ -358,7 +357,7 @@ int xn_lat_off(const struct xn_bridge *bridge)
 	    !xn_pin_exists(bridge, "lat_rx")) {
 		xn_info("xdpnet: latency probe is not on for %s; nothing to do",
 			bridge->name);
-		return XN_OK;
+		return 0;
 	}
 	/* Datapath first: it stops marking frames, then the probe goes. */
 	fd = xn_pin_get(bridge, "lat_ctl");
@@ -377,10 +376,10 @@ int xn_lat_off(const struct xn_bridge *bridge)
 	xn_info("xdpnet: latency probe off for %s; the histograms stay until "
 		"'xdpnet stats %s --reset' or detach",
 		bridge->name, bridge->name);
-	return XN_OK;
+	return 0;
 }
 
-/* What is pinned under the bridge's name is ours to use: 0, or XN_ERR
+/* What is pinned under the bridge's name is ours to use: 0, or -XN_FAILED
  * after a one-line error. */
 static int lat_ready(const struct xn_bridge *br)
 {
@@ -392,7 +391,7 @@ static int lat_ready(const struct xn_bridge *br)
 		xn_err("%s holds the state of a bridge named %s in another "
 		       "network namespace",
 		       br->path.pins, br->name);
-		return XN_ERR;
+		return -XN_FAILED;
 	}
 	return 0;
 }
@@ -415,6 +414,6 @@ int xn_lat_set(const struct xn_bridge *br, int on)
 	if (!on)
 		return xn_lat_off(br);
 	if (xn_pin_mkdir(br, dir, sizeof(dir)))
-		return XN_ERR;
+		return -XN_FAILED;
 	return xn_lat_on(br);
 }

@@ -12,11 +12,11 @@
 #include "observe/histogram.h"
 
 /* 'xdpnet latency BRIDGE on|off': switch the probe on for br (looked up)
- * or off, where what is pinned under its name is ours; an exit code, after
- * a line saying what was done or a one-line error. */
+ * or off, where what is pinned under its name is ours; a -errno (lib/log.h),
+ * after a line saying what was done or a one-line error. */
 int xn_lat_set(const struct xn_bridge *br, int on);
 /* 'xdpnet latency BRIDGE': whether the probe is on (*on), where what is
- * pinned is ours; an exit code, after a one-line error. */
+ * pinned is ours; a -errno (lib/log.h), after a one-line error. */
 int xn_lat_get(const struct xn_bridge *br, int *on);
 /* The same switches, without the checks. */
 int xn_lat_on(const struct xn_bridge *bridge);

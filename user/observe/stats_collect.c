@@ -14,7 +14,6 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "xdpnet.h"
-#include "lib/exit.h"
 #include "lib/log.h"
 #include "lib/util.h"
 #include "state/paths.h"
@@ -152,13 +151,13 @@ int xn_stats_collect(const struct xn_bridge *bridge, struct xn_stats_sample *s)
 	if (err) {
 		xn_err("cannot read the ports of %s: %s", bridge->name,
 		       strerror(-err));
-		return XN_ERR;
+		return -XN_FAILED;
 	}
 	s->wall = wall.tv_sec + wall.tv_nsec / 1e9;
 	s->ports = calloc(n ? n : 1, sizeof(*s->ports));
 	if (!s->ports) {
 		free(ps);
-		return XN_ERR;
+		return -XN_FAILED;
 	}
 	for (i = 0; i < n; i++) {
 		struct xn_stats_port *p = &s->ports[i];
@@ -182,7 +181,7 @@ int xn_stats_collect(const struct xn_bridge *bridge, struct xn_stats_sample *s)
 		xn_err("cannot read xdpnet's maps for %s: %s", bridge->name,
 		       strerror(-err));
 		xn_stats_free(s);
-		return XN_ERR;
+		return -XN_FAILED;
 	}
 	s->latency_on = xn_lat_is_on(bridge);
 	return 0;
@@ -195,7 +194,7 @@ int xn_stats_refuse_other_ns(const struct xn_bridge *bridge)
 	xn_pin_path(dir, sizeof(dir), bridge, NULL);
 	xn_err("%s belongs to a bridge named %s in another network namespace",
 	       dir, bridge->name);
-	return XN_ERR;
+	return -XN_FAILED;
 }
 
 int xn_stats_reset(const struct xn_bridge *bridge)
@@ -206,7 +205,7 @@ int xn_stats_reset(const struct xn_bridge *bridge)
 	__u32 key;
 
 	if (ncpu < 0)
-		return XN_ERR;
+		return -XN_FAILED;
 	if (xn_pinned(bridge) >= XN_PINNED_OTHER_NS)
 		return xn_pinned_refuse(bridge, xn_pinned(bridge));
 	if (!xn_stats_pins_ours(bridge))
@@ -215,7 +214,7 @@ int xn_stats_reset(const struct xn_bridge *bridge)
 		zero = calloc(ncpu, sizeof(*zero));
 		if (!zero) {
 			xn_state_close(&st);
-			return XN_ERR;
+			return -XN_FAILED;
 		}
 		for (key = 0; key < XDPNET_MAX_PORTS; key++)
 			bpf_map_update_elem(st.fd[XM_STATS], &key, zero,
@@ -230,9 +229,9 @@ int xn_stats_reset(const struct xn_bridge *bridge)
 		xn_err("xdpnet keeps no counters for %s (not attached, latency "
 		       "probe never on)",
 		       bridge->name);
-		return XN_ENOTATTACHED;
+		return -XN_NOT_ATTACHED;
 	}
-	return XN_OK;
+	return 0;
 }
 
 int xn_stats_ready(const struct xn_bridge *bridge)
@@ -268,7 +267,7 @@ int xn_stats_watch(const struct xn_bridge *bridge,
 	if (!w->interval) {
 		w->show(NULL, cur, ++seq, w->arg);
 		xn_stats_free(cur);
-		return XN_OK;
+		return 0;
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -296,5 +295,5 @@ int xn_stats_watch(const struct xn_bridge *bridge,
 		xn_stats_free(prev);
 	}
 	xn_stats_free(cur);
-	return XN_OK;
+	return 0;
 }

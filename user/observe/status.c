@@ -6,7 +6,6 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "xdpnet.h"
-#include "lib/exit.h"
 #include "lib/log.h"
 #include "state/paths.h"
 #include "state/pins.h"
@@ -42,7 +41,7 @@ static int status_one(const struct xn_bridge *bridge,
 
 	memset(s, 0, sizeof(*s));
 	if (ncpu < 0)
-		return XN_ERR;
+		return -XN_FAILED;
 	xn_set_quiet(quiet);
 	err = xn_state_open(&st, bridge);
 	xn_set_quiet(0);
@@ -67,7 +66,7 @@ static int status_one(const struct xn_bridge *bridge,
 	if (!pc || !s->ports) {
 		free(pc);
 		xn_state_close(&st);
-		return XN_ERR;
+		return -XN_FAILED;
 	}
 	for (slot = 1; slot < XDPNET_MAX_PORTS; slot++) {
 		struct xn_port_row *p = &s->ports[n];
@@ -120,10 +119,10 @@ static int unattached(const struct xn_bridge *bridge)
 	/* A deleted bridge's probe pins most of all. */
 	if (bridge->err) {
 		lat_pins(bridge, "no longer a device");
-		return XN_ENOBRIDGE;
+		return -XN_NO_BRIDGE;
 	}
 	lat_pins(bridge, "not attached");
-	return XN_ENOTATTACHED;
+	return -XN_NOT_ATTACHED;
 }
 
 static int cmp_port(const void *a, const void *b)
@@ -143,10 +142,10 @@ int xn_status_read(const struct xn_bridge *br, int quiet,
 	*out = NULL;
 	*n = 0;
 	if (!s)
-		return XN_ERR;
+		return -XN_FAILED;
 	if (br) {
 		err = status_one(br, &s[0], 0);
-		if (err == XN_ENOTATTACHED)
+		if (err == -XN_NOT_ATTACHED)
 			err = unattached(br);
 		*n = !err;
 	} else if (!xn_pin_dirs(&names, &nnames)) {
@@ -156,7 +155,7 @@ int xn_status_read(const struct xn_bridge *br, int quiet,
 			err = status_one(&one, &s[*n], 1);
 			if (!err)
 				(*n)++;
-			else if (err == XN_ENOTATTACHED && !quiet &&
+			else if (err == -XN_NOT_ATTACHED && !quiet &&
 				 xn_lat_ours(&one))
 				lat_pins(&one, "not attached");
 		}

@@ -5,7 +5,6 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/bpf.h>
-#include "lib/exit.h"
 #include "lib/log.h"
 #include "state/owner.h"
 #include "state/pins.h"
@@ -69,19 +68,19 @@ static int trace(const struct xn_bridge *bridge, struct xn_state *s,
 		       "'xdpnet attach %s' upgrades it in place, then trace",
 		       bridge->name, s->meta.build, xn_build_id(),
 		       bridge->name);
-		return XN_ERR;
+		return -XN_FAILED;
 	}
 	if (xn_cfg_read(s, &t->cfg)) {
 		xn_err("cannot read %s's settings: %s", bridge->name,
 		       strerror(errno));
-		return XN_ERR;
+		return -XN_FAILED;
 	}
 	t->live = !!s->meta.live;
 	port_of(s, t->ifindex, &t->in);
 	obj = xn_trace_object(s);
 	if (!obj) {
 		xn_err("cannot open the trace programs: %s", strerror(errno));
-		return XN_ERR;
+		return -XN_FAILED;
 	}
 	err = bpf_object__load(obj);
 	if (err) {
@@ -89,7 +88,7 @@ static int trace(const struct xn_bridge *bridge, struct xn_state *s,
 		xn_err("the kernel refused the trace programs: %s (-vv shows "
 		       "the verifier log)",
 		       strerror(-err));
-		return XN_ENOBPF;
+		return -XN_BPF_REFUSED;
 	}
 	if (t->in.flags & XDPNET_PORT_XDP) {
 		t->xdp.multi = !!(t->in.flags & XDPNET_PORT_XDP_MULTI);
@@ -103,15 +102,15 @@ static int trace(const struct xn_bridge *bridge, struct xn_state *s,
 		       "(BPF_PROG_TEST_RUN takes whole Ethernet frames, IP "
 		       "headers complete, up to about %d bytes)",
 		       t->len, XN_TRACE_MAX_FRAME);
-		return XN_EUSAGE;
+		return -XN_BAD_INPUT;
 	}
 	if (err) {
 		xn_err("BPF_PROG_TEST_RUN: %s", strerror(-err));
-		return XN_ERR;
+		return -XN_FAILED;
 	}
 	port_of(s, t->tc.ran ? t->tc.rec.dst_ifindex : t->xdp.rec.dst_ifindex,
 		&t->dst);
-	return XN_OK;
+	return 0;
 }
 
 int xn_trace_run(const struct xn_bridge *bridge, struct xn_trace *t)
@@ -119,7 +118,7 @@ int xn_trace_run(const struct xn_bridge *bridge, struct xn_trace *t)
 	struct xn_state s;
 	int err = xn_state_open(&s, bridge);
 
-	if (err == XN_ENOTATTACHED)
+	if (err == -XN_NOT_ATTACHED)
 		err = xn_bridge_unattached(bridge,
 					   "%s is not attached: every frame "
 					   "takes the bridge",

@@ -37,7 +37,8 @@ struct xn_trace {
 	struct xn_trace_stage xdp, tc;
 };
 
-/* Trace t's frame on bridge. An XN_* exit code, after a one-line error. */
+/* Trace t's frame on bridge. 0 or -errno (lib/log.h), after a one-line error.
+ */
 int xn_trace_run(const struct xn_bridge *bridge, struct xn_trace *t);
 
 #endif

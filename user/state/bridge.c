@@ -4,7 +4,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include "lib/exit.h"
 #include "lib/log.h"
 #include "state/bridge.h"
 
@@ -44,17 +43,17 @@ static int verdict(const char *name, int err, const struct xn_link *l)
 {
 	if (err == -ENODEV) {
 		xn_err("no such device '%s'", name);
-		return XN_ENOBRIDGE;
+		return -XN_NO_BRIDGE;
 	}
 	if (err) {
 		xn_err("cannot look up '%s': %s", name, strerror(-err));
-		return err == -EPERM ? XN_EPERM : XN_ERR;
+		return err == -EPERM ? -XN_NOT_PERMITTED : -XN_FAILED;
 	}
 	if (strcmp(l->kind, "bridge")) {
 		xn_err("'%s' is not a bridge (it is a %s device); give the "
 		       "bridge its VMs' taps are enslaved to, e.g. virbr0",
 		       name, l->kind[0] ? l->kind : "physical");
-		return XN_ENOBRIDGE;
+		return -XN_NO_BRIDGE;
 	}
 	return 0;
 }
@@ -89,5 +88,5 @@ int xn_bridge_unattached(const struct xn_bridge *br, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	xn_err("%s", msg);
-	return XN_ENOTATTACHED;
+	return -XN_NOT_ATTACHED;
 }

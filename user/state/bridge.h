@@ -9,6 +9,7 @@
 #ifndef XN_BRIDGE_H
 #define XN_BRIDGE_H
 
+#include "lib/log.h"
 #include "lib/nl.h"
 #include "state/netns.h"
 #include "state/paths.h"
@@ -34,7 +35,7 @@ int xn_bridge_open(struct xn_bridge *br, const char *name, int lookup);
 /* The handle of a bridge already listed (no lookup). */
 int xn_bridge_of_link(struct xn_bridge *br, const struct xn_link *l);
 
-/* Is it a bridge of this namespace? 0, or an exit code after a one-line
+/* Is it a bridge of this namespace? 0, or a -errno (lib/log.h) after a one-line
  * error (no such device, not a bridge, the lookup failed). */
 int xn_bridge_check(const struct xn_bridge *br);
 
@@ -44,8 +45,8 @@ int xn_bridge_check(const struct xn_bridge *br);
 int xn_bridge_still(const struct xn_bridge *br);
 
 /* For a command that found no state of ours under the bridge's name:
- * xn_bridge_check's exit code and line when it is no bridge here, else
- * XN_ENOTATTACHED after one line of fmt (what not being attached means
+ * xn_bridge_check's -errno and line when it is no bridge here, else
+ * -XN_NOT_ATTACHED after one line of fmt (what not being attached means
  * for the command). */
 int xn_bridge_unattached(const struct xn_bridge *br, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

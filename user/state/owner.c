@@ -11,7 +11,6 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include "xdpnet.h"
-#include "lib/exit.h"
 #include "lib/log.h"
 #include "lib/util.h"
 #include "state/paths.h"
@@ -131,7 +130,7 @@ int xn_pinned_refuse(const struct xn_bridge *bridge, enum xn_pinned p)
 		       "them, or give the bridge another name",
 		       dir, foreign);
 	}
-	return XN_ERR;
+	return -XN_FAILED;
 }
 
 int xn_state_open(struct xn_state *s, const struct xn_bridge *bridge)
@@ -142,11 +141,11 @@ int xn_state_open(struct xn_state *s, const struct xn_bridge *bridge)
 	xn_state_init(s, bridge);
 	err = xn_meta_read(bridge, &s->meta, &abi);
 	if (err == -ENOENT)
-		return XN_ENOTATTACHED;
+		return -XN_NOT_ATTACHED;
 	if (err == -EPROTO)
 		return xn_pinned_refuse(bridge, XN_PINNED_LAYOUT);
 	if (s->meta.netns_ino && s->meta.netns_ino != bridge->ns.ino)
-		return XN_ENOTATTACHED;
+		return -XN_NOT_ATTACHED;
 	/* The maps since 0.3 and prog_bump may be missing: an older
 	 * build's state. */
 	xn_state_get(s);
@@ -154,7 +153,7 @@ int xn_state_open(struct xn_state *s, const struct xn_bridge *bridge)
 		err |= s->fd[i] < 0;
 	if (err || s->prog_tc < 0 || s->prog_xdp < 0 || s->prog_jiffies < 0) {
 		xn_state_close(s);
-		return XN_ENOTATTACHED;
+		return -XN_NOT_ATTACHED;
 	}
 	return 0;
 }

@@ -8,6 +8,7 @@
 #ifndef XN_OWNER_H
 #define XN_OWNER_H
 
+#include "lib/log.h"
 #include "xdpnet.h"
 #include "state/pins.h"
 
@@ -22,7 +23,7 @@ enum xn_pinned {
 	XN_PINNED_FOREIGN,  /* pins xdpnet does not make */
 };
 enum xn_pinned xn_pinned(const struct xn_bridge *bridge);
-/* The one-line error for OTHER_NS, LAYOUT and FOREIGN; returns XN_ERR. */
+/* The one-line error for OTHER_NS, LAYOUT and FOREIGN; returns -XN_FAILED. */
 int xn_pinned_refuse(const struct xn_bridge *bridge, enum xn_pinned p);
 
 /* The meta of a pinned state: 0, -ENOENT (none, or never written),
@@ -31,8 +32,8 @@ int xn_meta_read(const struct xn_bridge *bridge, struct xdpnet_meta *m,
 		 __u32 *abi);
 
 /*
- * Open an attached bridge's state. Returns 0, XN_ENOTATTACHED (nothing, or
- * not this namespace's bridge of that name), or XN_ERR after a one-line
+ * Open an attached bridge's state. Returns 0, -XN_NOT_ATTACHED (nothing, or
+ * not this namespace's bridge of that name), or -XN_FAILED after a one-line
  * error when the state is of another layout (an older xdpnet): the error
  * says what to do.
  */

@@ -7,7 +7,6 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 #include <linux/magic.h>
-#include "lib/exit.h"
 #include "lib/log.h"
 #include "state/bridge.h"
 #include "state/system.h"
@@ -16,7 +15,7 @@ int xn_require_root(const char *caps)
 {
 	if (geteuid() != 0) {
 		xn_err("must run as root (needs %s)", caps);
-		return XN_EPERM;
+		return -XN_NOT_PERMITTED;
 	}
 	return 0;
 }
@@ -126,21 +125,21 @@ int xn_ensure_bpffs(void)
 		xn_err("bpffs is not mounted at /sys/fs/bpf in this mount "
 		       "namespace ('ip netns exec' hides it); use 'nsenter "
 		       "--net=/run/netns/NAME xdpnet ...' instead");
-		return XN_EBPFFS;
+		return -XN_NO_BPFFS;
 	}
 	if (host < 0) {
 		xn_err("bpffs is not mounted at /sys/fs/bpf, and whether this "
 		       "is the host's mount namespace cannot be told (neither "
 		       "PID 1's nor an ancestor's /proc/PID/ns/mnt is "
 		       "readable); mount it: mount -t bpf bpf /sys/fs/bpf");
-		return XN_EBPFFS;
+		return -XN_NO_BPFFS;
 	}
 	if (mount("bpf", "/sys/fs/bpf", "bpf", MS_NOSUID | MS_NODEV | MS_NOEXEC,
 		  "mode=0700")) {
 		xn_err("bpffs is not mounted at /sys/fs/bpf and mounting it "
 		       "failed: %s (try: mount -t bpf bpf /sys/fs/bpf)",
 		       strerror(errno));
-		return XN_EBPFFS;
+		return -XN_NO_BPFFS;
 	}
 	xn_debug("mounted bpffs at /sys/fs/bpf");
 	return 0;

@@ -9,14 +9,15 @@
 #define XN_CAPS_READ "CAP_BPF and CAP_SYS_ADMIN to read pinned maps"
 #define XN_CAPS_PROBE "CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN"
 
-/* 0 as root, else XN_EPERM after "must run as root (needs CAPS)". */
+/* 0 as root, else -XN_NOT_PERMITTED after "must run as root (needs CAPS)". */
 int xn_require_root(const char *caps);
 
-/* Make sure bpffs is mounted at /sys/fs/bpf. Returns 0 or XN_EBPFFS. */
+/* Make sure bpffs is mounted at /sys/fs/bpf. Returns 0 or -XN_NO_BPFFS. */
 int xn_ensure_bpffs(void);
 
 /* The preamble of the commands that change or show a bridge's datapath:
- * root (XN_CAPS_ADMIN), bpffs. 0 or an exit code after a one-line error. */
+ * root (XN_CAPS_ADMIN), bpffs. 0 or a -errno (lib/log.h) after a one-line
+ * error. */
 int xn_prepare(void);
 
 /* The same with the capabilities the command needs (XN_CAPS_*), and, when

@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <string.h>
 #include "xdpnet.h"
-#include "lib/exit.h"
 #include "lib/log.h"
 #include "state/paths.h"
 #include "state/pins.h"
@@ -27,7 +26,7 @@
  * What is pinned under the bridge's name: 0 with *fresh 0 (ours and
  * current, s open) or 1 (nothing, the pins of an attach that died before
  * it wrote meta, or the leftovers of a deleted bridge of that name:
- * cleared), or an exit code after a one-line error (another namespace's
+ * cleared), or a -errno (lib/log.h) after a one-line error (another namespace's
  * bridge, another version, pins that are not ours: nothing is touched).
  */
 static int existing_state(struct xn_state *s, const struct xn_bridge *br,
@@ -44,7 +43,7 @@ static int existing_state(struct xn_state *s, const struct xn_bridge *br,
 	if (p != XN_PINNED_OURS)
 		return xn_pinned_refuse(br, p);
 	err = xn_state_open(s, br);
-	if (err == XN_ENOTATTACHED)
+	if (err == -XN_NOT_ATTACHED)
 		return 0; /* pins missing: an attach that died half-way */
 	if (err)
 		return err;
@@ -67,7 +66,7 @@ static int existing_state(struct xn_state *s, const struct xn_bridge *br,
 	xn_err("the pinned state in %s belongs to another bridge; run "
 	       "'xdpnet detach %s' first",
 	       br->path.pins, br->name);
-	return XN_ERR;
+	return -XN_FAILED;
 }
 
 /* Does the attach ask for a map size other than the pinned one's? */
@@ -109,7 +108,7 @@ static int attach_locked(const struct xn_attach_req *o,
 		/* Attached already (a reconcile, with no follower to have held
 		 * it): what the datapath bypasses would skip the rules too, so
 		 * it holds the bridge, as a follower does, until they go. */
-		if (err == XN_EFILTER && !fresh &&
+		if (err == -XN_FILTERED && !fresh &&
 		    !strcmp(s.meta.build, xn_build_id()) &&
 		    !xn_reconcile(&s, br, &pol, r, XN_RC_QUIET))
 			xn_info("xdpnet: %s stays attached but bypasses nothing "
@@ -172,7 +171,7 @@ static int attach_locked(const struct xn_attach_req *o,
 			       strerror(-err));
 		}
 		xn_policy_free(&pol);
-		return XN_ERR;
+		return -XN_FAILED;
 	}
 	/* Done: this build owns the state now. */
 	snprintf(s.meta.build, sizeof(s.meta.build), "%s", xn_build_id());
@@ -180,7 +179,7 @@ static int attach_locked(const struct xn_attach_req *o,
 	ld->no_follow = s.meta.no_follow;
 	ld->mode = s.meta.mode;
 	ld->fdb_trace = s.meta.fdb_trace;
-	err = xn_meta_write(&s) ? XN_ERR : 0;
+	err = xn_meta_write(&s) ? -XN_FAILED : 0;
 	xn_state_close(&s);
 	xn_policy_free(&pol);
 	return err;
@@ -196,7 +195,7 @@ int xn_attach_bridge(const struct xn_bridge *br, const struct xn_attach_req *o)
 	memcpy(ld.size, o->size, sizeof(ld.size));
 	lk = xn_lock(br, 30);
 	if (lk < 0)
-		return XN_EBUSY;
+		return -XN_BUSY;
 	err = attach_locked(o, br, &ld, &r);
 	xn_unlock(lk);
 	if (err)
@@ -218,14 +217,14 @@ int xn_attach_bridge(const struct xn_bridge *br, const struct xn_attach_req *o)
 		 * attach (a plain attach, the libvirt hook's), it leaves one
 		 * the operator started since ('xdpnet follow') alone. */
 		if (o->no_follow && xn_follower_stop(br))
-			return XN_ERR;
+			return -XN_FAILED;
 		if (!o->no_follow && xn_follower_alive(br, &pid))
-			return XN_OK;
+			return 0;
 		xn_info("xdpnet: no follower (--no-follow): bridge changes only "
 			"user space sees are not followed until 'xdpnet attach "
 			"%s'",
 			br->name);
-		return XN_OK;
+		return 0;
 	}
 	err = xn_follower_start(br, &how);
 	if (!err && strcmp(how, "running"))

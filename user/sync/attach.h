@@ -20,7 +20,7 @@ struct xn_attach_req {
  * its name (refused unless ours or nothing), load or upgrade, reconcile,
  * meta, rolled back on failure; a line saying what was done; then the
  * follower: run here (follow), started (a systemd unit or a daemon), or
- * none (no_follow). 0 or an exit code after a one-line error. */
+ * none (no_follow). 0 or a -errno (lib/log.h) after a one-line error. */
 int xn_attach_bridge(const struct xn_bridge *br,
 		     const struct xn_attach_req *rq);
 

@@ -12,10 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "lib/exit.h"
 #include "lib/log.h"
 #include "lib/proc.h"
 #include "lib/util.h"
@@ -53,28 +51,22 @@ static int use_systemd(void)
 	return 0;
 }
 
-/* Until the follower of bridge runs: 0; what child (a child of ours)
- * exited with, or XN_ERR once daemon (a process not ours) is gone or secs
- * have passed. */
-static int wait_alive(const struct xn_bridge *bridge, pid_t child, pid_t daemon,
-		      int secs)
+/* Until the follower of bridge runs: 0; -XN_FAILED once daemon (the
+ * process started, nobody's child) is gone or secs have passed. */
+static int wait_alive(const struct xn_bridge *bridge, pid_t daemon, int secs)
 {
 	struct timespec d = { 0, 10 * 1000 * 1000 };
 	pid_t pid;
-	int i, st;
+	int i;
 
 	for (i = 0; i < secs * 100; i++) {
 		if (xn_follower_alive(bridge, &pid))
 			return 0;
-		if (child > 0 && waitpid(child, &st, WNOHANG) == child)
-			return WIFEXITED(st) && WEXITSTATUS(st)
-				       ? WEXITSTATUS(st)
-				       : XN_ERR;
 		if (daemon > 0 && kill(daemon, 0) && errno == ESRCH)
-			return xn_follower_alive(bridge, &pid) ? 0 : XN_ERR;
+			return xn_follower_alive(bridge, &pid) ? 0 : -XN_FAILED;
 		nanosleep(&d, NULL);
 	}
-	return XN_ERR;
+	return -XN_FAILED;
 }
 
 static int start_daemon(const struct xn_bridge *bridge)
@@ -89,7 +81,7 @@ static int start_daemon(const struct xn_bridge *bridge)
 	daemon = xn_daemon("/proc/self/exe", argv, log);
 	/* A loaded host may take seconds to start it: wait while it lives,
 	 * 60 s at most. */
-	err = daemon < 0 ? XN_ERR : wait_alive(bridge, -1, daemon, 60);
+	err = daemon < 0 ? -XN_FAILED : wait_alive(bridge, daemon, 60);
 	if (err)
 		xn_err("the follower did not start; see %s", log);
 	return err;
@@ -119,7 +111,7 @@ int xn_follower_start(const struct xn_bridge *bridge, const char **how)
 			xn_err("'systemctl start %s' failed; see 'journalctl "
 			       "-u %s'",
 			       unit, unit);
-			return XN_ERR;
+			return -XN_FAILED;
 		}
 	}
 	return 0;
@@ -172,7 +164,7 @@ int xn_follower_stop(const struct xn_bridge *bridge)
 	if (xn_follower_alive(bridge, &pid)) {
 		xn_err("the follower of %s (pid %d) does not stop",
 		       bridge->name, (int)pid);
-		return XN_ERR;
+		return -XN_FAILED;
 	}
 	/* Its lock goes before the process does; until the process is gone
 	 * it may hold programs (libxdp 1.3 leaves descriptors open in it),

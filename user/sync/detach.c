@@ -2,7 +2,6 @@
 /* Detaching from a bridge: see detach.h. */
 #include <unistd.h>
 #include "xdpnet.h"
-#include "lib/exit.h"
 #include "lib/log.h"
 #include "state/pins.h"
 #include "state/owner.h"
@@ -27,17 +26,17 @@ int xn_detach_bridge(const struct xn_bridge *br)
 		xn_follower_stop(br);
 		lk = xn_lock(br, 30);
 		if (lk < 0)
-			return XN_EBUSY;
+			return -XN_BUSY;
 		/* Unless an attach came in between. */
 		if (access(dir, F_OK))
 			xn_run_remove(br);
 		xn_unlock(lk);
 		xn_info("xdpnet: %s is not attached; nothing to do", br->name);
-		return XN_OK;
+		return 0;
 	}
 	lk = xn_lock(br, 30);
 	if (lk < 0)
-		return XN_EBUSY;
+		return -XN_BUSY;
 	{
 		/* Another version's state goes (as documented); another
 		 * namespace's, or pins that are not ours, stay. */
@@ -64,12 +63,12 @@ int xn_detach_bridge(const struct xn_bridge *br)
 	if (!access(dir, F_OK)) {
 		xn_unlock(lk);
 		xn_err("could not remove everything under %s", dir);
-		return XN_ERR;
+		return -XN_FAILED;
 	}
 	xn_run_remove(br);
 	xn_unlock(lk);
 	xn_info("xdpnet: detached from %s; the bridge forwards everything "
 		"again",
 		br->name);
-	return XN_OK;
+	return 0;
 }

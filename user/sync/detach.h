@@ -9,8 +9,8 @@
  * bypassed or bridged), remove the pins and the run files, under the
  * bridge's lock. Works on the state of another xdpnet version too (it
  * needs only the pins' names), and on a bridge deleted since (br need not
- * be a device while there are pins to remove). 0, or an exit code after a
- * one-line error. */
+ * be a device while there are pins to remove). 0, or a -errno (lib/log.h) after
+ * a one-line error. */
 int xn_detach_bridge(const struct xn_bridge *br);
 
 #endif

@@ -38,7 +38,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/resource.h>
-#include "lib/exit.h"
 #include "lib/log.h"
 #include "lib/util.h"
 #include "state/netns.h"
@@ -186,12 +185,12 @@ static int deleted(struct xn_state *s, const struct xn_link *br, int open)
 		xn_state_close(s);
 	}
 	xn_state_remove(s->bridge);
-	return -1;
+	return 1;
 }
 
 /* Start: open (or upgrade) the state, reconcile everything. Under lock.
- * An XN_* exit code, or -1: the bridge was deleted meanwhile, and
- * everything of it removed. */
+ * 0, -errno after a one-line error, or 1: the bridge was deleted
+ * meanwhile, and everything of it removed. */
 static int take_over(struct xn_state *s, const struct xn_bridge *bridge,
 		     struct xn_link *br, struct xn_policy *pol)
 {
@@ -201,7 +200,7 @@ static int take_over(struct xn_state *s, const struct xn_bridge *bridge,
 
 	err = xn_state_open(s, bridge);
 	if (err) {
-		if (err == XN_ENOTATTACHED)
+		if (err == -XN_NOT_ATTACHED)
 			xn_err("%s is not attached (try 'xdpnet attach %s')",
 			       br->name, br->name);
 		return err;
@@ -210,7 +209,7 @@ static int take_over(struct xn_state *s, const struct xn_bridge *bridge,
 		xn_err("the pinned state of %s belongs to an earlier bridge "
 		       "of that name; run 'xdpnet detach %s'",
 		       br->name, br->name);
-		return XN_ERR;
+		return -XN_FAILED;
 	}
 	err = xn_policy_read(br, s->meta.bypass_filters, 0, pol);
 	if (err)
@@ -228,7 +227,7 @@ static int take_over(struct xn_state *s, const struct xn_bridge *bridge,
 		return deleted(s, br, 1);
 	if (err) {
 		xn_err("cannot reconcile %s: %s", br->name, strerror(-err));
-		return XN_ERR;
+		return -XN_FAILED;
 	}
 	snprintf(s->meta.build, sizeof(s->meta.build), "%s", xn_build_id());
 	xn_meta_write(s);
@@ -264,30 +263,30 @@ int xn_follower_setup(struct xn_follower *f, const struct xn_bridge *bridge)
 	if (f->flk == -EBUSY) {
 		xn_err("a follower for %s is already running (pid %d)",
 		       bridge->name, (int)other);
-		return XN_EBUSY;
+		return -XN_BUSY;
 	}
 	if (f->flk < 0) {
 		xn_err("cannot take the follower lock: %s", strerror(-f->flk));
-		return XN_ERR;
+		return -XN_FAILED;
 	}
 	/* Subscribe before reading anything: no change can slip between
 	 * the first reconcile and the first notification. */
 	f->ev = xn_events_open();
 	if (f->ev < 0) {
 		xn_err("cannot listen to netlink: %s", strerror(-f->ev));
-		return XN_ERR;
+		return -XN_FAILED;
 	}
 	f->nft = xn_nft_events_open();
 	f->b = calloc(1, sizeof(*f->b));
 	lk = f->b ? xn_lock(bridge, 30) : -1;
 	if (lk < 0)
-		return XN_ERR;
+		return -XN_FAILED;
 	err = take_over(&f->s, bridge, br, &f->pol);
-	if (err == -1) {
+	if (err == 1) {
 		/* Deleted meanwhile: teardown lets go of the lock. */
 		f->gone = 1;
 		f->lk = lk;
-		return XN_OK;
+		return 0;
 	}
 	xn_unlock(lk);
 	if (err)
@@ -390,7 +389,7 @@ static int handle(struct xn_follower *f, int filters, int *err)
 		xn_info("xdpnet: %s: %s; the follower stops", f->bridge->name,
 			*err ? "no longer attached"
 			     : "upgraded by another xdpnet");
-		*err = *err == XN_ENOTATTACHED ? 0 : *err;
+		*err = *err == -XN_NOT_ATTACHED ? 0 : *err;
 		return 2;
 	}
 	if ((filters || b->newcomer) && b->full && !b->gone &&
@@ -515,7 +514,9 @@ int xn_follower_loop(struct xn_follower *f)
 		xn_info("xdpnet: %s: follower stops (signal %d); the datapath "
 			"stays attached",
 			f->bridge->name, (int)stop_sig);
-	return err < 0 ? XN_ERR : err;
+	/* Stopped (2): why, as the state's open said; else what the last
+	 * batch left failed (-errno) is a plain failure. */
+	return done == 2 || err >= 0 ? err : -XN_FAILED;
 }
 
 void xn_follower_teardown(struct xn_follower *f)

@@ -36,13 +36,14 @@ struct xn_follower {
  * code after a one-line error. xn_follower_teardown in every case. */
 int xn_follower_setup(struct xn_follower *f, const struct xn_bridge *bridge);
 /* Follow until a signal, until the bridge is deleted (everything of it
- * removed), detached or taken over by another build. An exit code. */
+ * removed), detached or taken over by another build. Its -errno (lib/log.h), or
+ * 0. */
 int xn_follower_loop(struct xn_follower *f);
 /* Let go of everything setup and the loop took, whatever they got to. */
 void xn_follower_teardown(struct xn_follower *f);
 
 /* All three: the follower for bridge (looked up) in the foreground.
- * Returns an xn_exit code. */
+ * Returns 0 or -errno (lib/log.h). */
 int xn_follow_run(const struct xn_bridge *bridge);
 
 #endif

@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "xdpnet.h"
-#include "lib/exit.h"
 #include "lib/log.h"
 #include "filters/filters.h"
 #include "sync/policy.h"
@@ -54,15 +53,15 @@ int xn_policy_read(const struct xn_link *br, int bypass_filters, int assume_nf,
 	memset(pol, 0, sizeof(*pol));
 	r = calloc(1, sizeof(*r));
 	if (!r)
-		return XN_ERR;
+		return -XN_FAILED;
 	if (xn_filt_read_live(br->ifindex, assume_nf, &live)) {
 		free(r);
-		return XN_ERR;
+		return -XN_FAILED;
 	}
 	if (xn_filt_analyse(&live.in, r)) {
 		xn_filt_live_free(&live);
 		free(r);
-		return XN_ERR;
+		return -XN_FAILED;
 	}
 	pol->nf = nf_checks(&live.in);
 	xn_filt_live_free(&live);
@@ -89,7 +88,7 @@ int xn_policy_refuse(const struct xn_policy *pol,
 		xn_err("cannot tell which host filters apply to %s (%s); "
 		       "attach --bypass-filters to bypass them anyway",
 		       bridge->name, r->unknown);
-		return XN_EFILTER;
+		return -XN_FILTERED;
 	}
 	printf("xdpnet: these rules apply to frames between ports of %s, "
 	       "and a bypass would skip them:\n",
@@ -101,7 +100,7 @@ int xn_policy_refuse(const struct xn_policy *pol,
 	       "(--bypass-filters attaches anyway)",
 	       r->nrules, r->nrules == 1 ? " applies" : "s apply",
 	       bridge->name);
-	return XN_EFILTER;
+	return -XN_FILTERED;
 }
 
 const char *xn_policy_summary(const struct xn_policy *pol)

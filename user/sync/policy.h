@@ -9,19 +9,20 @@
 #ifndef XN_POLICY_H
 #define XN_POLICY_H
 
+#include "lib/log.h"
 #include "lib/nl.h"
 #include "state/bridge.h"
 #include "sync/desired.h"
 
 /* Read and judge the host's filters for br. Always fills pol (free with
- * xn_policy_free); returns 0, or XN_ERR when the bridge vanished.
+ * xn_policy_free); returns 0, or -XN_FAILED when the bridge vanished.
  * assume_nf: judge them as if br_netfilter handed bridged frames to
  * iptables, ip6tables and arptables (a bridge with no follower to see it
  * switched on: its sysctls and the bridge's nf_call_* raise no event). */
 int xn_policy_read(const struct xn_link *br, int bypass_filters, int assume_nf,
 		   struct xn_policy *pol);
 /* attach: when pol holds the whole bridge, print why (the rules, on
- * stdout) and a one-line error, and return XN_EFILTER; else 0. */
+ * stdout) and a one-line error, and return -XN_FILTERED; else 0. */
 int xn_policy_refuse(const struct xn_policy *pol,
 		     const struct xn_bridge *bridge);
 /* One line for the follower's log: what pol holds, "" when nothing. */
