@@ -6,8 +6,9 @@
 #include "sync/detach.h"
 #include "cmd/cmd.h"
 
-int xn_detach(const struct xn_opts *o)
+static int run(const void *opts)
 {
+	const struct xn_opts *o = opts;
 	struct xn_bridge br;
 	int err;
 
@@ -18,3 +19,15 @@ int xn_detach(const struct xn_opts *o)
 		err = xn_prepare();
 	return err ? err : xn_detach_bridge(&br);
 }
+
+static const struct xn_opt no_opts[] = { XN_OPT_END };
+
+const struct xn_cmd_def xn_cmd_detach = {
+	.name = "detach",
+	.bridge = 1,
+	.args = "BRIDGE",
+	.help = "remove everything xdpnet set up for BRIDGE",
+	.opts = no_opts,
+	.size = sizeof(struct xn_opts),
+	.run = run,
+};

@@ -120,8 +120,22 @@ static void on_signal(int sig)
 	stop_exporter = 1;
 }
 
-int xn_exporter(const struct xn_opts *o)
+#define E struct xn_exporter_args
+
+static const struct xn_opt opts[] = {
+	XN_OPT("listen", XN_OPT_STRING, E, listen, .letter = 'L',
+	       .arg = "ADDR:PORT",
+	       .complete = XN_EXPORTER_DEFAULT " [::1]:9435",
+	       .help = "ADDR:PORT or [ADDR6]:PORT (default " XN_EXPORTER_DEFAULT
+		       ")"),
+	XN_OPT("latency-pairs", XN_OPT_CONST, E, lat_pairs, .letter = 'P',
+	       .val = 1, .help = "latency per port pair, not per port"),
+	XN_OPT_END,
+};
+
+static int run(const void *opts)
 {
+	const E *o = opts;
 	const char *listen = o->listen ? o->listen : XN_EXPORTER_DEFAULT;
 	struct exporter x = {
 		.flags = o->lat_pairs ? XN_PROM_LAT_PAIRS : 0,
@@ -148,8 +162,8 @@ int xn_exporter(const struct xn_opts *o)
 		       listen);
 		return -XN_BAD_INPUT;
 	}
-	if (o->bridge) {
-		err = xn_cmd_bridge(&br, o->bridge, 1);
+	if (o->c.bridge) {
+		err = xn_cmd_bridge(&br, o->c.bridge, 1);
 		if (err)
 			return err;
 		x.bridge = &br;
@@ -174,7 +188,7 @@ int xn_exporter(const struct xn_opts *o)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	xn_info("xdpnet: exporter listening on http://%s/metrics (%s)", listen,
-		o->bridge ? o->bridge : "every bridge of this namespace");
+		o->c.bridge ? o->c.bridge : "every bridge of this namespace");
 	fflush(stdout);
 	while (!stop_exporter)
 		sigsuspend(&old);
@@ -183,3 +197,14 @@ int xn_exporter(const struct xn_opts *o)
 	xn_debug("served %lu scrapes", scrapes);
 	return 0;
 }
+
+const struct xn_cmd_def xn_cmd_exporter = {
+	.name = "exporter",
+	.bridge = 2,
+	.args = "[BRIDGE]",
+	.help = "serve the counters to Prometheus",
+	.opts = opts,
+	.size = sizeof(E),
+	.run = run,
+	.linebuf = 1,
+};

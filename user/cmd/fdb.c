@@ -7,8 +7,9 @@
 #include "render/fdb.h"
 #include "cmd/cmd.h"
 
-int xn_fdb(const struct xn_opts *o)
+static int run(const void *opts)
 {
+	const struct xn_opts *o = opts;
 	struct xn_fdb_view v = {};
 	struct xn_bridge br;
 	int err;
@@ -24,3 +25,15 @@ int xn_fdb(const struct xn_opts *o)
 	xn_fdb_free(&v);
 	return err;
 }
+
+static const struct xn_opt json_opts[] = { XN_JSON_OPTS, XN_OPT_END };
+
+const struct xn_cmd_def xn_cmd_fdb = {
+	.name = "fdb",
+	.bridge = 1,
+	.args = "BRIDGE",
+	.help = "the forwarding table as the datapath sees it",
+	.opts = json_opts,
+	.size = sizeof(struct xn_opts),
+	.run = run,
+};

@@ -5,8 +5,9 @@
 #include "sync/follower.h"
 #include "cmd/cmd.h"
 
-int xn_follow(const struct xn_opts *o)
+static int run(const void *opts)
 {
+	const struct xn_opts *o = opts;
 	struct xn_bridge br;
 	int err = xn_cmd_bridge(&br, o->bridge, 1);
 
@@ -16,3 +17,16 @@ int xn_follow(const struct xn_opts *o)
 		err = xn_bridge_check(&br);
 	return err ? err : xn_follow_run(&br);
 }
+
+static const struct xn_opt no_opts[] = { XN_OPT_END };
+
+const struct xn_cmd_def xn_cmd_follow = {
+	.name = "follow",
+	.bridge = 1,
+	.args = "BRIDGE",
+	.help = "keep the datapath in step with the bridge",
+	.opts = no_opts,
+	.size = sizeof(struct xn_opts),
+	.run = run,
+	.linebuf = 1,
+};

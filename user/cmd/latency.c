@@ -9,8 +9,27 @@
 #include "observe/latency.h"
 #include "cmd/cmd.h"
 
-int xn_latency(const struct xn_opts *o)
+static const struct xn_word on_off[] = {
+	{ "on", 1 },
+	{ "off", 0 },
+	{ NULL, 0 },
+};
+
+static int check(void *opts, unsigned long long given, char *err, size_t len)
 {
+	const struct xn_opts *o = opts;
+
+	(void)given;
+	if (o->arg && strcmp(o->arg, "on") && strcmp(o->arg, "off"))
+		return xn_usage_err(err, len,
+				    "'latency' takes on or off, not '%s'",
+				    o->arg);
+	return 0;
+}
+
+static int run(const void *opts)
+{
+	const struct xn_opts *o = opts;
 	struct xn_bridge br;
 	int err, on;
 
@@ -26,3 +45,17 @@ int xn_latency(const struct xn_opts *o)
 		printf("%s: latency probe %s\n", br.name, on ? "on" : "off");
 	return err;
 }
+
+static const struct xn_opt no_opts[] = { XN_OPT_END };
+
+const struct xn_cmd_def xn_cmd_latency = {
+	.name = "latency",
+	.bridge = 1,
+	.operand = on_off,
+	.args = "BRIDGE [on|off]",
+	.help = "switch the forwarding-latency probe on or off",
+	.opts = no_opts,
+	.size = sizeof(struct xn_opts),
+	.check = check,
+	.run = run,
+};

@@ -9,8 +9,9 @@
 #include "render/status.h"
 #include "cmd/cmd.h"
 
-int xn_status(const struct xn_opts *o)
+static int run(const void *opts)
 {
+	const struct xn_opts *o = opts;
 	struct xn_bridge_status *s = NULL;
 	struct xn_bridge br;
 	int n = 0, err = 0;
@@ -30,3 +31,15 @@ int xn_status(const struct xn_opts *o)
 	xn_status_free(s, n);
 	return err;
 }
+
+static const struct xn_opt json_opts[] = { XN_JSON_OPTS, XN_OPT_END };
+
+const struct xn_cmd_def xn_cmd_status = {
+	.name = "status",
+	.bridge = 2,
+	.args = "[BRIDGE]",
+	.help = "ports, stages, program ids, FDB size, counters",
+	.opts = json_opts,
+	.size = sizeof(struct xn_opts),
+	.run = run,
+};

@@ -2,15 +2,14 @@
 #include <bpf/bpf.h>
 #include "state/sizes.h"
 
-/* The largest sizes: preallocated hash maps of about 100 bytes an entry
- * (about 100 MiB for the largest FDB copy). */
 const struct xn_size_def xn_sizes[XN_SIZE_N] = {
-	[XN_SIZE_FDB] = { "fdb-size", "fdb_size", XM_FDB, 1U << 20,
+	[XN_SIZE_FDB] = { "fdb-size", "fdb_size", XM_FDB, XN_SIZE_FDB_MAX,
 			  "learned FDB entries" },
 	[XN_SIZE_STATIC] = { "static-size", "static_size", XM_FDB_STATIC,
-			     1U << 16, "static and local FDB entries" },
-	[XN_SIZE_VLANS] = { "vlan-size", "vlan_size", XM_VLANS, 1U << 20,
-			    "VLAN memberships of ports" },
+			     XN_SIZE_STATIC_MAX,
+			     "static and local FDB entries" },
+	[XN_SIZE_VLANS] = { "vlan-size", "vlan_size", XM_VLANS,
+			    XN_SIZE_VLANS_MAX, "VLAN memberships of ports" },
 };
 
 const struct xn_size_def *xn_size_of_map(enum xn_map_id id)

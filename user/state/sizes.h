@@ -16,6 +16,12 @@
 
 enum xn_size_id { XN_SIZE_FDB, XN_SIZE_STATIC, XN_SIZE_VLANS, XN_SIZE_N };
 
+/* The largest sizes: preallocated hash maps of about 100 bytes an entry
+ * (about 100 MiB for the largest FDB copy). */
+#define XN_SIZE_FDB_MAX (1U << 20)
+#define XN_SIZE_STATIC_MAX (1U << 16)
+#define XN_SIZE_VLANS_MAX (1U << 20)
+
 struct xn_size_def {
 	const char *opt;  /* attach's option without "--" */
 	const char *json; /* status --json's key */
