@@ -413,6 +413,7 @@ def run_cell(topo, cell, duration, threshold=0.99):
         rec["counters_delta"] = {p: {k: v for k, v in delta.get(p, {})
                                      .items() if v}
                                  for p in ep["ports"]}
+        rec["stage_shares"] = parse.stage_shares(delta, ep["ports"])
         status, reason = parse.validity(fp, ep["bypass"], threshold)
         rec["validity"], rec["validity_reason"] = status, reason
         if item.test in matrix.FWD_TESTS:

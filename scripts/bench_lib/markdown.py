@@ -103,6 +103,17 @@ def _method(doc, L):
         L.append("- **%s**: %s" % (p, matrix.PATHS[p]["label"].replace(
             "N ", "%s " % doc["rules"])))
     L.append("")
+    blind = [p for p in doc["paths"] if matrix.PATHS[p].get("csum_blind")]
+    if blind:
+        L.append("%s %s every checksum as valid: a frame with a partial "
+                 "checksum (the sender left it to offload, as a default "
+                 "guest does) would arrive broken after an XDP redirect. "
+                 "%s ran only cells whose frames carry full checksums "
+                 "(offloads off, 64 B frames from the generator, vhost "
+                 "cells with full checksums or GSO frames only)." % (
+                     " and ".join(blind), "take" if len(blind) > 1 else
+                     "takes", "They" if len(blind) > 1 else "It"))
+        L.append("")
     lvl = round(100 * stats.CI_LEVEL)
     L.append(
         "Paths are interleaved: for each setting, each repeat runs every "
@@ -199,8 +210,27 @@ def _results(doc, groups, plan_settings, L):
             L.append("")
             L.append(rt)
             L.append("")
+    sh = report.stage_share_rows(groups, paths)
+    if sh:
+        L.append("")
+        L.append("### Who carried the frames")
+        L.append("")
+        L.append("Per xdpnet cell, of the frames that entered the test's "
+                 "ports (xdpnet's counters, before and after the cell): "
+                 "the share the XDP stage redirected, the share the TC "
+                 "stage redirected, and the share handed to the bridge, "
+                 "by reason (the pass_* counters); medians over the "
+                 "repeats, invalid ones included (where the frames went "
+                 "is why they are invalid). The last column: the frames "
+                 "the XDP stage handed to the TC stage, by reason "
+                 "(xdp_defer_*), as shares of the same total; the TC "
+                 "stage's verdict on them is in the columns before.")
+        L.append("")
+        L.append(tables.shares_table(sh))
+        L.append("")
     bd = report.breakdown(groups)
-    if bd and any(matrix.variant_of(p)[0] for p in paths):
+    if bd and any(matrix.PATHS[p].get("variant") and
+                  matrix.PATHS[p]["xdpnet"] == "tc" for p in paths):
         L.append("### What the TC stage's CPU per frame is made of")
         L.append("")
         L.append("Program ns per frame of tc-minimal and xdpnet-tc (median "
@@ -209,17 +239,48 @@ def _results(doc, groups, plan_settings, L):
                  "minus that build, paired by repeat, median (min–max). "
                  "The components:")
         L.append("")
-        for v, spec in matrix.VARIANTS.items():
-            L.append("- **%s**: %s%s" % (v, spec["what"], (
-                " (`BPF_EXTRA=%s`)" % spec["extra"]) if spec["extra"]
-                else ""))
-        L.append("")
+        _components(matrix.TC_VARIANTS, L)
         L.append("The last column is what is left against tc-minimal "
                  "when the counters, the clock, the live reads and the MTU "
                  "check are out (xdpnet-tc-bare minus tc-minimal).")
         L.append("")
         L.append(tables.breakdown_table(bd))
         L.append("")
+    bx = report.breakdown_xdp(groups)
+    if bx and any(matrix.PATHS[p].get("variant") and
+                  matrix.PATHS[p]["xdpnet"] == "xdp" for p in paths):
+        _breakdown_xdp(bx, L)
+
+
+def _components(variants, L):
+    """The breakdown builds' list: what each takes out, and how."""
+    for v in variants:
+        spec = matrix.VARIANTS[v]
+        L.append("- **%s**: %s%s" % (v, spec["what"], (
+            " (`BPF_EXTRA=%s`)" % spec["extra"]) if spec["extra"] else ""))
+    L.append("")
+
+
+def _breakdown_xdp(rows, L):
+    L.append("### What the XDP stage's program time per frame is made of")
+    L.append("")
+    L.append("The XDP program's ns per run (xdp_ns: run time over runs of "
+             "the XDP programs on the test's ports) of xdp-minimal and "
+             "xdpnet-xdp (median [min–max]) and their paired ratio; the "
+             "CPU per frame of every program on the ports (prog_ns: a "
+             "frame the XDP stage hands on pays for both stages) of "
+             "tc-minimal, xdpnet-tc and xdpnet-xdp; and for each build "
+             "with one component out the XDP ns per run it saves: "
+             "xdpnet-xdp minus that build, paired by repeat, median "
+             "(min–max). xdp-minimal and the nocsum build take every "
+             "checksum as valid, so a partial one would arrive broken: "
+             "they ran only in cells whose frames carry full checksums "
+             "(offloads off, and the generator's frames of fwd64_tap); "
+             "'–' elsewhere. The components:")
+    L.append("")
+    _components(matrix.XDP_VARIANTS, L)
+    L.append(tables.breakdown_xdp_table(rows))
+    L.append("")
 
 
 VHOST_METHOD = (
@@ -231,9 +292,18 @@ VHOST_METHOD = (
     "guest's do. Every frame is a stamped record the receiver verifies "
     "(checksum, digest, sequence); a damaged frame fails its cell. "
     "vhost_pps: UDP frames of 64 or 1,518 B on the wire with full "
-    "checksums, flat out, delivered per second; vhost_gso: TCP GSO frames "
-    "of 64 KB (partial checksums); vhost_rr: one 64 B request at a time, "
-    "answered by an echo. cpu_ns: CPU time of both processes and their "
+    "checksums (a guest with tx checksumming off), flat out, delivered per "
+    "second; vhost_pps_partial: the same with partial checksums "
+    "(NEEDS_CSUM, as a default guest sends them); vhost_gso: TCP GSO frames "
+    "of 64 KB (partial checksums); vhost_tcp: TCP as a default guest sends "
+    "it, TSO frames of 64 KB (tso) or 1,518 B segments (notso, TSO off), "
+    "partial checksums, every frame answered by a 54 B ACK with a partial "
+    "checksum whose checksum the sender verifies; vhost_rr and "
+    "vhost_rr_partial: one 64 B request at a time, answered by an echo, "
+    "with full or partial checksums. xdp-minimal takes every checksum as "
+    "valid and runs only the cells without partial checksums in XDP "
+    "(vhost_pps, vhost_gso, vhost_rr). cpu_ns: CPU time of both processes "
+    "and their "
     "vhost workers per delivered frame (per request and per reply for RR); "
     "vhost_ns: the workers' share; machine_ns: the whole machine's busy "
     "time per frame. tun_msg_ptr_frames in raw.json: frames vhost-net "

@@ -39,7 +39,12 @@ PATHS = collections.OrderedDict([
     # (frames over the MTU: a tap builds GSO frames into skbs) goes on to
     # tc-minimal's program on TC ingress, as xdpnet's XDP stage hands its
     # passes to its TC stage.
+    # It takes every checksum as valid (csum_blind): a partial one
+    # arrives broken, so it runs only cells whose frames carry full
+    # checksums; and only cells whose frames enter a tap (taps_only: on
+    # veth ports it is tc-minimal). See path_applies().
     ("xdp-minimal", dict(_P, kind="bridge", nf=True, minimal="xdp",
+                         csum_blind=True, taps_only=True,
                          label="reference: one MAC lookup, then a devmap "
                          "redirect, in XDP on every tap port; what XDP "
                          "passes, tc-minimal (same realistic host)")),
@@ -53,13 +58,15 @@ PATHS = collections.OrderedDict([
                               label="xdpnet XDP stage, plain host")),
 ])
 
-# The TC stage with one component taken out (--breakdown): a build of its
-# own (make OUT=build/perf/NAME BPF_EXTRA=...; switches that exist for
-# these experiments only) or the portable datapath, attached as
-# xdpnet-tc is, on the same realistic host. What xdpnet-tc costs more than
-# a variant, paired by repeat, is what that component costs. counters:
-# False where the build counts nothing (its share bypassed comes from the
-# FORWARD chain, as tc-minimal's).
+# xdpnet with one component taken out (--breakdown for the TC stage,
+# --breakdown-xdp for the XDP stage): a build of its own (make
+# OUT=build/perf/NAME BPF_EXTRA=...; switches that exist for these
+# experiments only) or the portable datapath, attached as xdpnet-tc or
+# xdpnet-xdp is, on the same realistic host. What xdpnet costs more than a
+# variant, paired by repeat, is what that component costs. counters: False
+# where the build counts nothing (its share bypassed comes from the
+# FORWARD chain, as tc-minimal's). csum_blind: the build takes every
+# checksum as valid (as xdp-minimal, above).
 VARIANTS = collections.OrderedDict([
     ("nostats", dict(extra="-DXN_PERF_NOSTATS", env={}, counters=False,
                      what="per-CPU counters (the verdict's and the "
@@ -90,17 +97,32 @@ VARIANTS = collections.OrderedDict([
                   what="counters, clock, live reads and MTU check out: "
                   "what is left is parsing and the cache entry's lookup "
                   "and checks")),
+    # The XDP stage only.
+    ("nocsum", dict(extra="-DXN_PERF_NOCSUM", env={}, counters=True,
+                    csum_blind=True,
+                    what="the XDP stage's checksum proof (every checksum "
+                    "taken as valid: partial ones would arrive broken, so "
+                    "it runs only where frames carry full checksums)")),
 ])
-for _v, _s in VARIANTS.items():
-    PATHS["xdpnet-tc-" + _v] = dict(
-        _P, kind="bridge", nf=True, xdpnet="tc", variant=_v,
-        label="xdpnet TC stage without the %s (%s; same realistic host)"
-        % (_v, _s["what"]))
+TC_VARIANTS = ["nostats", "noclock", "portable", "noegress", "nonf", "nomtu",
+               "nocache", "bare"]
+XDP_VARIANTS = ["nostats", "noclock", "portable", "noegress", "nonf",
+                "nocache", "nocsum"]
+for _stage, _names in (("tc", TC_VARIANTS), ("xdp", XDP_VARIANTS)):
+    for _v in _names:
+        _s = VARIANTS[_v]
+        PATHS["xdpnet-%s-%s" % (_stage, _v)] = dict(
+            _P, kind="bridge", nf=True, xdpnet=_stage, variant=_v,
+            csum_blind=_s.get("csum_blind", False),
+            label="xdpnet %s stage without the %s (%s; same realistic host)"
+            % (_stage.upper(), _v, _s["what"]))
 
 DEFAULT_PATHS = ["direct", "bridge", "bridge-nf", "tc-minimal", "xdpnet-tc",
                  "xdpnet-xdp"]
 BREAKDOWN_PATHS = ["tc-minimal", "xdpnet-tc"] + \
-    ["xdpnet-tc-" + v for v in VARIANTS]
+    ["xdpnet-tc-" + v for v in TC_VARIANTS]
+BREAKDOWN_XDP_PATHS = ["xdp-minimal", "tc-minimal", "xdpnet-tc",
+                       "xdpnet-xdp"] + ["xdpnet-xdp-" + v for v in XDP_VARIANTS]
 # --topology vhost: vm->vm between two user-space vhost-net "VMs"
 # (scripts/bench_tools/xnb_vhost) on taps of one bridge; no direct pair.
 VHOST_PATHS = ["bridge", "bridge-nf", "tc-minimal", "xdp-minimal",
@@ -140,6 +162,27 @@ def is_bpf(path):
 
 # ---------------------------------------------------------------- tests
 
+# --topology vhost's UDP frames and RR with full checksums, GSO bulk; the
+# same with partial checksums and TCP with ACKs below (TESTS).
+_VHOST_GSO = {"metric": "gbps", "better": "higher", "unit": "Gbit/s",
+              "csum": "partial", "partial": False,
+              "extra": ["sent_gbps", "loss_pct", "cpu_ns", "vhost_ns",
+                        "machine_ns", "prog_ns"],
+              "title": "TCP GSO frames of 64 KB through vhost-net, flat out "
+              "(xnb_vhost send --gso -> recv), delivered"}
+_VHOST_PPS = {"metric": "delivered_kpps", "better": "higher", "unit": "kpps",
+              "csum": "full", "partial": False,
+              "extra": ["sent_kpps", "loss_pct", "cpu_ns", "vhost_ns",
+                        "machine_ns", "prog_ns"],
+              "title": "UDP frames of a given size through vhost-net, full "
+              "checksums, flat out (xnb_vhost send -> recv), delivered"}
+_VHOST_RR = {"metric": "p50_us", "better": "lower", "unit": "us",
+             "csum": "full", "partial": False,
+             "extra": ["p99_us", "mean_us", "tps", "cpu_ns", "vhost_ns",
+                       "prog_ns"],
+             "title": "UDP request/response through vhost-net, 64 B frames, "
+             "full checksums (xnb_vhost rr -> echo)"}
+
 # metric: the headline figure; better: which way is better; extra: other
 # figures kept in the CSV and the report.
 TESTS = collections.OrderedDict([
@@ -173,26 +216,37 @@ TESTS = collections.OrderedDict([
     # --topology vhost: frames from one xnb_vhost "VM" to another through
     # vhost-net (tun_xdp_one() batches where a frame fits a page), what
     # the receiver verified and counted; CPU per delivered frame of both
-    # processes and their vhost workers.
-    ("vhost_pps", {"metric": "delivered_kpps", "better": "higher",
-                   "unit": "kpps",
-                   "extra": ["sent_kpps", "loss_pct", "cpu_ns", "vhost_ns",
-                             "machine_ns", "prog_ns"],
-                   "title": "UDP frames of a given size through vhost-net, "
-                   "flat out (xnb_vhost send -> recv), delivered"}),
-    ("vhost_gso", {"metric": "gbps", "better": "higher", "unit": "Gbit/s",
-                   "extra": ["sent_gbps", "loss_pct", "cpu_ns", "vhost_ns",
-                             "machine_ns", "prog_ns"],
-                   "title": "TCP GSO frames of 64 KB through vhost-net, flat "
-                   "out (xnb_vhost send --gso -> recv), delivered"}),
-    ("vhost_rr", {"metric": "p50_us", "better": "lower", "unit": "us",
-                  "extra": ["p99_us", "mean_us", "tps", "cpu_ns",
-                            "vhost_ns", "prog_ns"],
-                  "title": "UDP request/response through vhost-net, 64 B "
-                  "frames (xnb_vhost rr -> echo)"}),
+    # processes and their vhost workers. csum: the checksums the frames
+    # leave the sender with (xnb_vhost --csum): full, as a guest with tx
+    # checksumming off sends them, or partial (NEEDS_CSUM), as a default
+    # guest does. partial: non-GSO frames with partial checksums reach
+    # the XDP hook (partial_csums()).
+    ("vhost_pps", _VHOST_PPS),
+    ("vhost_pps_partial", dict(
+        _VHOST_PPS, csum="partial", partial=True,
+        title="UDP frames of a given size through vhost-net, partial "
+        "checksums (a default guest), flat out, delivered")),
+    ("vhost_gso", _VHOST_GSO),
+    # A TCP flow as a default Linux guest sends it: TSO frames of 64 KB
+    # (variant tso) or 1,518 B segments (notso, the sender's TSO off),
+    # partial checksums, and every frame answered by a 54 B ACK with a
+    # partial checksum (xnb_vhost recv --ack 1, send --acks).
+    ("vhost_tcp", dict(
+        _VHOST_GSO, partial=True,
+        title="TCP as a default guest sends it through vhost-net: TSO "
+        "frames (tso) or 1,518 B segments (notso) one way, partial "
+        "checksums, a 54 B ACK with a partial checksum back for each, "
+        "delivered")),
+    ("vhost_rr", _VHOST_RR),
+    ("vhost_rr_partial", dict(
+        _VHOST_RR, csum="partial", partial=True,
+        title="UDP request/response through vhost-net, 64 B frames, "
+        "partial checksums (a default guest)")),
 ])
 FWD_TESTS = ("fwd64", "fwd64_tap")
-VHOST_TESTS = ("vhost_pps", "vhost_gso", "vhost_rr")
+VHOST_TESTS = ("vhost_pps", "vhost_pps_partial", "vhost_gso", "vhost_tcp",
+               "vhost_rr", "vhost_rr_partial")
+RR_TESTS = ("tcp_rr", "udp_rr", "vhost_rr", "vhost_rr_partial")
 
 # Which way is better, for every figure a test produces.
 BETTER = {
@@ -203,7 +257,8 @@ BETTER = {
     "switch_ns": "lower", "recv_ns": "lower", "total_ns": "lower",
     "delivered_kpps": "higher", "offered_kpps": "higher", "errors": "lower",
     "prog_ns": "lower", "sent_kpps": "higher", "cpu_ns": "lower",
-    "vhost_ns": "lower", "machine_ns": "lower",
+    "vhost_ns": "lower", "machine_ns": "lower", "xdp_ns": "lower",
+    "tc_ns": "lower",
 }
 
 UNITS = {
@@ -214,7 +269,7 @@ UNITS = {
     "recv_ns": "ns/pkt", "total_ns": "ns/pkt", "delivered_kpps": "kpps",
     "offered_kpps": "kpps", "errors": "", "prog_ns": "ns/frame",
     "sent_kpps": "kpps", "cpu_ns": "ns/frame", "vhost_ns": "ns/frame",
-    "machine_ns": "ns/frame",
+    "machine_ns": "ns/frame", "xdp_ns": "ns/run", "tc_ns": "ns/run",
 }
 
 DIRECTIONS = ("vm-vm", "host-vm", "vm-host")
@@ -311,30 +366,48 @@ PROFILES = {
             (Setting("veth", "on", 1500),
              _stream(["tx"], ("vm-vm",) + HOST_DIRS)
              + [Item("tcp_rr", 64, "vm-vm")] + FWD),
-            (Setting("tap", "on", 1500), _stream(["tx"])),
+            # Offloads on, as a default guest sends: partial checksums
+            # (what the XDP stage must complete or hand on), the host
+            # directions, RR and CRR, as --full has them.
+            (Setting("tap", "on", 1500),
+             _stream(["tx"], ("vm-vm",) + HOST_DIRS)
+             + [Item("tcp_rr", 64, "vm-vm"), Item("udp_rr", 64, "vm-vm"),
+                Item("tcp_crr", 64, "vm-vm")]),
             (Setting("tap", "off", 1500), _stream(["tx"])),
         ],
     },
-    # What the TC stage's program CPU per frame is made of: every cell of
-    # the target run that xdpnet-tc bypasses (vm->vm), tc-minimal,
-    # xdpnet-tc and the variants above, interleaved (--breakdown).
-    "breakdown": {
-        "repeats": 7,
-        "durations": {"tcp_stream": 4, "udp": 2, "tcp_rr": 2,
-                      "udp_rr": 2, "tcp_crr": 2, "fwd64": 3,
-                      "fwd64_tap": 3},
-        "paths": BREAKDOWN_PATHS,
-        "plan": [
-            (Setting("veth", "off", 1500),
-             _stream(["tx"]) + [Item("tcp_rr", 64, "vm-vm"),
-                                Item("udp_rr", 64, "vm-vm"),
-                                Item("tcp_crr", 64, "vm-vm")]),
-            (Setting("veth", "on", 1500),
-             _stream(["tx"]) + [Item("tcp_rr", 64, "vm-vm")] + FWD),
-            (Setting("tap", "on", 1500), _stream(["tx"])),
-            (Setting("tap", "off", 1500), _stream(["tx"])),
-        ],
-    },
+}
+# What the TC stage's program CPU per frame is made of: every cell of the
+# target run that xdpnet-tc bypasses (vm->vm), tc-minimal, xdpnet-tc and
+# the variants above, interleaved (--breakdown).
+PROFILES["breakdown"] = {
+    "repeats": 7,
+    "durations": PROFILES["targets"]["durations"],
+    "paths": BREAKDOWN_PATHS,
+    "plan": [(s, [i for i in items if i.direction == "vm-vm"])
+             for s, items in PROFILES["targets"]["plan"]],
+}
+# What the XDP stage's program time per frame is made of (--breakdown-xdp):
+# the tap cells (taps are where the XDP stage runs), with partial
+# checksums (offloads on) and full ones (off), and 64 B frames written
+# into a tap; xdp-minimal, tc-minimal, both stages and the XDP stage
+# without each component (XDP_VARIANTS). xdp-minimal and the nocsum build
+# take every checksum as valid: they run only where frames carry full
+# ones (tap/off, fwd64_tap).
+PROFILES["breakdown-xdp"] = {
+    "repeats": 7,
+    "durations": PROFILES["targets"]["durations"],
+    "paths": BREAKDOWN_XDP_PATHS,
+    "plan": [
+        (Setting("veth", "on", 1500), [Item("fwd64_tap", 64, "vm-vm")]),
+        (Setting("tap", "on", 1500),
+         _stream(["tx"]) + [Item("tcp_rr", 64, "vm-vm"),
+                            Item("udp_rr", 64, "vm-vm")]),
+        (Setting("tap", "off", 1500),
+         _stream(["tx"]) + [Item("udp_rr", 64, "vm-vm")]),
+    ],
+}
+PROFILES.update({
     # Under 10 minutes (make demo): one cell of each target's kind, 3
     # repeats; too few for a verdict (the report says so), enough to see
     # that everything works and which way things go.
@@ -351,9 +424,11 @@ PROFILES = {
             (Setting("tap", "off", 1500), _stream(["tx"])),
         ],
     },
-    # CI: one short cell of every test per path, once.
+    # CI: one short cell of every test per path, once; xdp-minimal where
+    # it differs from tc-minimal (frames from a tap, full checksums).
     "smoke": {
         "repeats": 1,
+        "paths": DEFAULT_PATHS + ["xdp-minimal"],
         "durations": {"tcp_stream": 1, "udp": 1, "tcp_rr": 1, "udp_rr": 1,
                       "tcp_crr": 1, "fwd64": 1, "fwd64_tap": 1},
         "plan": [
@@ -365,7 +440,7 @@ PROFILES = {
             (Setting("tap", "off", 1500), _stream(["tx"])),
         ],
     },
-}
+})
 
 # --topology vm: the guests are the stand-ins (setting kind 'vm'); the
 # direct pair is the netns one, measured in the same run.
@@ -428,8 +503,14 @@ VM_PROFILES = {
 # (a 1,500 B IP packet), sizes on the wire with the FCS; GSO bulk; RR.
 VHOST_SETTING = Setting("vhost", "on", 1500)
 VHOST_ITEMS = [Item("vhost_pps", 64, "vm-vm"), Item("vhost_pps", 1518, "vm-vm"),
-               Item("vhost_gso", 1448, "vm-vm"), Item("vhost_rr", 64, "vm-vm")]
-_VHOST_DUR = {"vhost_pps": 3, "vhost_gso": 3, "vhost_rr": 3}
+               Item("vhost_pps_partial", 64, "vm-vm"),
+               Item("vhost_pps_partial", 1518, "vm-vm"),
+               Item("vhost_gso", 1448, "vm-vm"),
+               Item("vhost_tcp", "tso", "vm-vm"),
+               Item("vhost_tcp", "notso", "vm-vm"),
+               Item("vhost_rr", 64, "vm-vm"),
+               Item("vhost_rr_partial", 64, "vm-vm")]
+_VHOST_DUR = {t: 3 for t in VHOST_TESTS}
 VHOST_PROFILES = {
     "full": {"repeats": 7, "durations": _VHOST_DUR, "paths": VHOST_PATHS,
              "plan": [(VHOST_SETTING, VHOST_ITEMS)]},
@@ -446,16 +527,40 @@ VHOST_PROFILES = {
 # sockperf's client sleeps 2 s before every test.
 OVERHEAD = {"tcp_stream": 0.45, "udp": 0.7, "tcp_rr": 2.35, "udp_rr": 2.35,
             "tcp_crr": 0.15, "fwd64": 1.0, "fwd64_tap": 0.6,
-            "vhost_pps": 1.5, "vhost_gso": 1.5, "vhost_rr": 1.0}
+            "vhost_pps": 1.5, "vhost_pps_partial": 1.5, "vhost_gso": 1.5,
+            "vhost_tcp": 1.5, "vhost_rr": 1.0, "vhost_rr_partial": 1.0}
 SWITCH_COST = {"path": 0.4, "setting": 4.0}
+
+
+def partial_csums(setting, item):
+    """Do frames with partial checksums reach an XDP program in this cell
+    (non-GSO frames from a tap whose sender left the L4 checksum to
+    offload)? A program that takes every checksum as valid redirects
+    them broken: the receiver drops them."""
+    spec = TESTS[item.test]
+    if "partial" in spec:
+        return spec["partial"]
+    if item.test in FWD_TESTS:
+        return False  # the generator writes full checksums
+    # XDP programs run on the tap ports only.
+    return setting.standin in ("tap", "vm") and setting.offloads == "on"
 
 
 def path_applies(path, setting, item, plan_settings):
     """Does this path run this item in this setting?
 
-    The direct pair only carries vm-vm items (it has no host) and runs in
-    veth settings; a tap setting borrows the direct figures of the veth
-    setting with the same offloads and MTU when the plan has one."""
+    A path that takes every checksum as valid (csum_blind) runs only
+    cells without partial checksums (partial_csums()); one that differs
+    from tc-minimal on tap ports alone (taps_only) only cells whose frames
+    enter a tap. The direct pair
+    only carries vm-vm items (it has no host) and runs in veth settings;
+    a tap setting borrows the direct figures of the veth setting with the
+    same offloads and MTU when the plan has one."""
+    if PATHS[path].get("csum_blind") and partial_csums(setting, item):
+        return False
+    if PATHS[path].get("taps_only") and setting.standin == "veth" and \
+            item.test != "fwd64_tap":
+        return False
     if PATHS[path]["kind"] != "direct":
         return True
     if item.direction != "vm-vm" or item.test == "fwd64_tap":

@@ -337,6 +337,56 @@ def fastpath(delta, ports):
     }
 
 
+# The reasons a frame goes to the bridge and the reasons the XDP stage
+# hands one to the TC stage, in the order of include/xdpnet.h (others a
+# newer xdpnet counts come after them, by name).
+PASS_REASONS = ("pass_mcast", "pass_unknown", "pass_local", "pass_hairpin",
+                "pass_not_attached", "pass_vlan", "pass_isolated",
+                "pass_refresh", "pass_src", "pass_state", "pass_mtu",
+                "pass_hub", "pass_malformed", "pass_nf")
+DEFER_REASONS = ("xdp_defer_csum", "xdp_defer_size", "xdp_defer_target",
+                 "xdp_defer_proto", "xdp_defer_refresh", "xdp_defer_udp0")
+
+
+def reason_order(names, known):
+    """names in the order of known, then the others by name."""
+    rank = {n: i for i, n in enumerate(known)}
+    return sorted(names, key=lambda n: (rank.get(n, len(known)), n))
+
+
+def stage_shares(delta, ports):
+    """Who carried the frames that entered ports (a counters_delta()):
+    the share of them the XDP stage redirected (xdp_redirect), the TC
+    stage redirected (tc_redirect) and each reason handed to the bridge
+    (every pass_* counter), of all frames with a final verdict (total);
+    and, besides, the share the XDP stage handed to the TC stage, by
+    reason (xdp_defer_*: those frames are counted again by the TC
+    stage's verdict). Only reasons that occurred are listed. None when no
+    frame was seen."""
+    n = {"xdp_redirect": 0, "tc_redirect": 0}
+    passed, deferred = {}, {}
+    for port in ports:
+        for k, v in ((delta or {}).get(port) or {}).items():
+            if not v:
+                continue
+            if k in n:
+                n[k] += v
+            elif k.startswith("pass_"):
+                passed[k] = passed.get(k, 0) + v
+            elif k.startswith("xdp_defer_"):
+                deferred[k] = deferred.get(k, 0) + v
+    total = n["xdp_redirect"] + n["tc_redirect"] + sum(passed.values())
+    if total <= 0:
+        return None
+    return {"total": total,
+            "xdp_redirect": n["xdp_redirect"] / total,
+            "tc_redirect": n["tc_redirect"] / total,
+            "bridge": {k: passed[k] / total
+                       for k in reason_order(passed, PASS_REASONS)},
+            "xdp_defer": {k: deferred[k] / total
+                          for k in reason_order(deferred, DEFER_REASONS)}}
+
+
 def validity(fp, expect_bypass, threshold=0.99):
     """Classify an xdpnet cell from its fast-path figures.
 

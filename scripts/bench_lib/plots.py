@@ -29,11 +29,14 @@ FAMILIES = [
      "better)", ("fwd64", "fwd64_tap"), "delivered_kpps", False, "bridge"),
     # --topology vhost.
     ("vhost_pps.png", "Through vhost-net: frames delivered, kpps (higher "
-     "is better)", ("vhost_pps",), "delivered_kpps", False, "bridge"),
-    ("vhost_gso.png", "Through vhost-net: GSO bulk, Gbit/s (higher is "
-     "better)", ("vhost_gso",), "gbps", False, "bridge"),
+     "is better)", ("vhost_pps", "vhost_pps_partial"), "delivered_kpps",
+     False, "bridge"),
+    ("vhost_gso.png", "Through vhost-net: TCP bulk (GSO; as a guest sends "
+     "it, with ACKs), Gbit/s (higher is better)", ("vhost_gso", "vhost_tcp"),
+     "gbps", False, "bridge"),
     ("vhost_rr.png", "Through vhost-net: request/response 64 B, p50 in us "
-     "(lower is better)", ("vhost_rr",), "p50_us", False, "bridge"),
+     "(lower is better)", ("vhost_rr", "vhost_rr_partial"), "p50_us", False,
+     "bridge"),
     ("vhost_cpu.png", "Through vhost-net: CPU per frame with the vhost "
      "workers, ns (lower is better)", matrix.VHOST_TESTS, "cpu_ns", False,
      "bridge"),
@@ -62,7 +65,10 @@ def _title(row):
     what = {"tcp_stream": "stream %s" % variant, "udp": "udp %s B" % variant,
             "fwd64": "fwd64 %s B, veth port" % variant,
             "fwd64_tap": "fwd64 %s B, tap port" % variant,
-            "vhost_pps": "vhost %s B" % variant}.get(test, test)
+            "vhost_pps": "vhost %s B, full csum" % variant,
+            "vhost_pps_partial": "vhost %s B, partial csum" % variant,
+            "vhost_tcp": "vhost tcp %s" % variant,
+            "vhost_rr_partial": "vhost_rr, partial csum"}.get(test, test)
     return "%s offl. %s%s\n%s %s" % (
         standin, offloads, "" if mtu == 1500 else " MTU %d" % mtu, what,
         matrix.ARROW.get(direction, direction))

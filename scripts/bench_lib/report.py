@@ -6,13 +6,16 @@ import collections
 import csv
 import io
 
-from . import matrix, stats
+from . import matrix, parse, stats
 
 METRICS = ["gbps", "sent_gbps", "retransmits", "rx_kpps", "tx_kpps",
            "loss_pct", "p50_us", "p90_us", "p99_us", "mean_us", "tps",
            "fwd_kpps", "delivered_kpps", "offered_kpps", "switch_ns",
            "recv_ns", "total_ns", "errors", "prog_ns", "sent_kpps",
            "cpu_ns", "vhost_ns", "machine_ns"]
+# Each hook's program time per run (from the record's "prog"; in
+# cells.csv as they are in every record).
+HOOK_METRICS = ["xdp_ns", "tc_ns"]
 
 REFS = matrix.REFS
 
@@ -36,9 +39,17 @@ def aggregate(records):
         g = groups.setdefault(k, {"key": k, "cells": [], "valid": 0,
                                   "invalid": 0, "host": 0, "error": 0,
                                   "reasons": [], "by_rep": {},
-                                  "fastpath": [], "xdp_share": []})
+                                  "fastpath": [], "xdp_share": [],
+                                  "shares": {}})
         g["cells"].append(r["cell"])
         v = r.get("validity", "valid")
+        # Who carried the frames: from every cell with counters, an
+        # invalid one too (where they went is why it is invalid).
+        cd = r.get("counters_delta")
+        if v != "error" and cd is not None:
+            sh = parse.stage_shares(cd, r.get("ports") or list(cd))
+            if sh:
+                g["shares"][r["rep"]] = sh
         if v == "error":
             g["error"] += 1
             g["reasons"].append(r.get("validity_reason", ""))
@@ -51,14 +62,19 @@ def aggregate(records):
             g["host"] += 1
         else:
             g["valid"] += 1
-        g["by_rep"][r["rep"]] = r.get("metrics") or {}
+        m = dict(r.get("metrics") or {})
+        # Each hook's program time per run (parse.prog_cost()).
+        for h in ("xdp_ns", "tc_ns"):
+            if m.get(h) is None and (r.get("prog") or {}).get(h) is not None:
+                m[h] = r["prog"][h]
+        g["by_rep"][r["rep"]] = m
         fp = r.get("fastpath")
         if fp and fp.get("share") is not None:
             g["fastpath"].append(fp["share"])
             g["xdp_share"].append(fp.get("xdp_share") or 0.0)
     for g in groups.values():
         g["metrics"] = {}
-        for m in METRICS:
+        for m in METRICS + HOOK_METRICS:
             vals = [rm.get(m) for rm in g["by_rep"].values()
                     if rm.get(m) is not None]
             if vals:
@@ -110,22 +126,31 @@ def ratios(groups, key, metric, plan_settings):
     for ref in refs_for(key.path):
         rk = reference_key(key, ref, plan_settings)
         rg = groups.get(rk)
-        if not rg or metric not in rg["metrics"]:
-            continue
-        paired = []
-        for rep, m in sorted(g["by_rep"].items()):
-            rm = rg["by_rep"].get(rep)
-            if rm and m.get(metric) is not None:
-                pr = stats.ratio(m[metric], rm.get(metric))
-                if pr is not None:
-                    paired.append(pr)
-        if not paired:
-            continue
-        r = stats.paired(paired)
-        r["of_medians"] = stats.ratio(g["metrics"][metric]["median"],
-                                      rg["metrics"][metric]["median"])
-        res[ref] = r
+        r = paired_ratio(g, rg, metric)
+        if r:
+            res[ref] = r
     return res
+
+
+def paired_ratio(g, rg, metric):
+    """stats.paired() of group g's figure over group rg's, repeat by repeat
+    (both valid), with 'of_medians'; None without a pair."""
+    if not g or not rg or metric not in g["metrics"] or \
+            metric not in rg["metrics"]:
+        return None
+    paired = []
+    for rep, m in sorted(g["by_rep"].items()):
+        rm = rg["by_rep"].get(rep)
+        if rm and m.get(metric) is not None:
+            pr = stats.ratio(m[metric], rm.get(metric))
+            if pr is not None:
+                paired.append(pr)
+    if not paired:
+        return None
+    r = stats.paired(paired)
+    r["of_medians"] = stats.ratio(g["metrics"][metric]["median"],
+                                  rg["metrics"][metric]["median"])
+    return r
 
 
 def paired_diff(groups, key, other_path, metric="prog_ns"):
@@ -155,7 +180,7 @@ def breakdown(groups):
         ref = ratios(groups, key, "prog_ns", [])  # no 'direct' needed
         mk = key._replace(path="tc-minimal")
         saved = collections.OrderedDict()
-        for v in matrix.VARIANTS:
+        for v in matrix.TC_VARIANTS:
             saved[v] = paired_diff(groups, key, "xdpnet-tc-" + v)
         bare = key._replace(path="xdpnet-tc-bare")
         out.append({
@@ -163,6 +188,79 @@ def breakdown(groups):
             "minimal": groups.get(mk, {}).get("metrics", {}).get("prog_ns"),
             "ratio": ref.get("tc-minimal"), "saved": saved,
             "bare_minus_minimal": paired_diff(groups, bare, "tc-minimal")})
+    return out
+
+
+def breakdown_xdp(groups):
+    """What xdpnet-xdp's XDP program time per frame is made of, per
+    (setting, item) it was measured in: its xdp_ns (parse.prog_cost())
+    and xdp-minimal's, their paired ratio, the programs' CPU per frame
+    of tc-minimal, xdpnet-tc and xdpnet-xdp (both stages), and for each
+    XDP breakdown variant the XDP ns per frame the variant saves
+    (xdpnet-xdp minus the variant, paired by repeat; None where it did
+    not run)."""
+    out = []
+    for row in _items_in_order(groups):
+        key = GroupKey(*row, path="xdpnet-xdp")
+        g = groups.get(key)
+        if not g or "xdp_ns" not in g["metrics"]:
+            continue
+        mk = key._replace(path="xdp-minimal")
+        paired = []
+        for rep, m in sorted(g["by_rep"].items()):
+            rm = groups.get(mk, {}).get("by_rep", {}).get(rep) or {}
+            pr = stats.ratio(m.get("xdp_ns"), rm.get("xdp_ns"))
+            if pr is not None:
+                paired.append(pr)
+
+        def prog(path, metric="prog_ns"):
+            return groups.get(key._replace(path=path), {}) \
+                .get("metrics", {}).get(metric)
+
+        out.append({
+            "row": row, "xdpnet": g["metrics"]["xdp_ns"],
+            "minimal": prog("xdp-minimal", "xdp_ns"),
+            "ratio": stats.paired(paired) if paired else None,
+            "prog": collections.OrderedDict(
+                (p, prog(p)) for p in ("tc-minimal", "xdpnet-tc",
+                                       "xdpnet-xdp")),
+            "saved": collections.OrderedDict(
+                (v, paired_diff(groups, key, "xdpnet-xdp-" + v, "xdp_ns"))
+                for v in matrix.XDP_VARIANTS)})
+    return out
+
+
+def stage_share_rows(groups, paths=None):
+    """Who carried each xdpnet cell's frames (parse.stage_shares()), one
+    row per (setting, item) and xdpnet path with counters: the repeats
+    counted, the median of the frames seen and of each share (a reason
+    a repeat did not see counts 0 there)."""
+    out = []
+    for row in _items_in_order(groups):
+        for p in paths or matrix.PATHS:
+            g = groups.get(GroupKey(*row, path=p))
+            if not g or not g["shares"]:
+                continue
+            reps = list(g["shares"].values())
+
+            def med(get):
+                return stats.median([get(s) for s in reps])
+
+            bridge = {k for s in reps for k in s["bridge"]}
+            defer = {k for s in reps for k in s["xdp_defer"]}
+            out.append({
+                "row": row, "path": p, "n": len(reps),
+                "total": med(lambda s: s["total"]),
+                "xdp_redirect": med(lambda s: s["xdp_redirect"]),
+                "tc_redirect": med(lambda s: s["tc_redirect"]),
+                "bridge": collections.OrderedDict(
+                    (k, med(lambda s, k=k: s["bridge"].get(k, 0.0)))
+                    for k in parse.reason_order(bridge,
+                                                parse.PASS_REASONS)),
+                "xdp_defer": collections.OrderedDict(
+                    (k, med(lambda s, k=k: s["xdp_defer"].get(k, 0.0)))
+                    for k in parse.reason_order(defer,
+                                                parse.DEFER_REASONS))})
     return out
 
 
@@ -185,6 +283,8 @@ def _vv(k):
 # missed when all of it is on the bad side, inconclusive otherwise.
 # 'not-worse' ("no cell below"): a cell counts as below only when its
 # whole interval is; else it is met.
+X1_DESC = ("tap, offloads on: --mode xdp against --mode tc: throughput not "
+           "below, RR p50 not slower, CPU per frame <= 1.1x")
 TARGETS = [
     ("T1", "per-packet TCP (veth, offloads off): xdpnet-tc >= 0.97x "
      "tc-minimal", ("xdpnet-tc",),
@@ -216,7 +316,35 @@ TARGETS = [
     ("T6b", "RR 64 B p50 <= 0.8x the realistic host", None,
      lambda k: k.test in ("tcp_rr", "udp_rr") and _vv(k), "p50_us",
      "bridge-nf", "<=", 0.8, "interval"),
-    # --topology vhost (issue 31): frames through real vhost-net.
+    # --topology vhost (issue 31): frames through real vhost-net. V1-V3
+    # on the full-checksum frames they were set for; V4 and V5 on every
+    # cell of their kind, partial checksums too.
+    # Issue 45: what default guests send. X1 on the tap cells with
+    # offloads on (partial checksums), --mode xdp against --mode tc of
+    # the same repeat; X3 and X4 the TC stage's CPU per frame against
+    # tc-minimal, on the frames it redirects (vm-vm) and on those it
+    # hands to the bridge (the host's own: host-vm, vm-host). X2 is
+    # --progtime's (progtime.py), X6 bench_scale's.
+    ("X1", X1_DESC, ("xdpnet-xdp",),
+     lambda k: k.standin == "tap" and k.offloads == "on" and
+     k.test in ("tcp_stream", "tcp_crr"), None, "xdpnet-tc", ">=", 1.0,
+     "not-worse"),
+    ("X1", X1_DESC,
+     ("xdpnet-xdp",),
+     lambda k: k.standin == "tap" and k.offloads == "on" and
+     k.test in ("tcp_rr", "udp_rr"), "p50_us", "xdpnet-tc", "<=", 1.0,
+     "not-worse"),
+    ("X1", X1_DESC,
+     ("xdpnet-xdp",),
+     lambda k: k.standin == "tap" and k.offloads == "on" and _vv(k),
+     "prog_ns", "xdpnet-tc", "<=", 1.1, "interval"),
+    ("X3", "TC stage CPU per frame <= 1.2x tc-minimal (every cell; the "
+     "median cell 1.1x)", ("xdpnet-tc",), _vv, "prog_ns", "tc-minimal",
+     "<=", 1.2, "interval"),
+    ("X4", "frames handed to the bridge (host-vm, vm-host): TC stage CPU "
+     "per frame <= 1.2x tc-minimal's pass", ("xdpnet-tc",),
+     lambda k: not _vv(k), "prog_ns", "tc-minimal", "<=", 1.2,
+     "interval"),
     ("V1", "vhost 64 B: XDP stage >= 2x the bridge, delivered",
      ("xdpnet-xdp",), lambda k: k.test == "vhost_pps" and k.variant == "64",
      "delivered_kpps", "bridge", ">=", 2.0, "interval"),
@@ -228,14 +356,15 @@ TARGETS = [
      ("xdpnet-tc",), lambda k: k.test == "vhost_pps" and k.variant == "64",
      "delivered_kpps", "bridge", ">=", 1.3, "interval"),
     ("V4", "vhost: no cell below the bridge", None,
-     lambda k: k.test in ("vhost_pps", "vhost_gso"), None, "bridge", ">=",
+     lambda k: k.test in ("vhost_pps", "vhost_pps_partial", "vhost_gso",
+                          "vhost_tcp"), None, "bridge", ">=",
      1.0, "not-worse"),
     ("V4", "vhost: no cell below the bridge", None,
-     lambda k: k.test == "vhost_rr", None, "bridge", "<=", 1.0,
-     "not-worse"),
+     lambda k: k.test in ("vhost_rr", "vhost_rr_partial"), None, "bridge",
+     "<=", 1.0, "not-worse"),
     ("V5", "vhost RR p50 <= 0.8x the bridge", None,
-     lambda k: k.test == "vhost_rr", "p50_us", "bridge", "<=", 0.8,
-     "interval"),
+     lambda k: k.test in ("vhost_rr", "vhost_rr_partial"), "p50_us",
+     "bridge", "<=", 0.8, "interval"),
 ]
 
 
@@ -258,9 +387,10 @@ def evaluate_targets(groups, plan_settings):
             if paths and key.path not in paths:
                 continue
             m = metric or matrix.TESTS[key.test]["metric"]
-            r = ratios(groups, key, m, plan_settings).get(ref)
-            val = g["metrics"].get(m, {}).get("median")
             rg = groups.get(reference_key(key, ref, plan_settings))
+            r = (ratios(groups, key, m, plan_settings).get(ref)
+                 if ref in REFS else paired_ratio(g, rg, m))
+            val = g["metrics"].get(m, {}).get("median")
             refval = (rg or {}).get("metrics", {}).get(m, {}).get("median")
             if m == "prog_ns" and val is None:
                 continue  # statistics off, or a path without programs
@@ -391,9 +521,8 @@ def _items_in_order(groups):
 
 def _label(row):
     standin, offloads, mtu, test, variant, direction = row
-    v = "" if test in ("tcp_rr", "udp_rr", "tcp_crr", "vhost_rr") \
-        else " " + variant
-    if test in ("udp", "vhost_pps"):
+    v = "" if test in matrix.RR_TESTS + ("tcp_crr",) else " " + variant
+    if test in ("udp", "vhost_pps", "vhost_pps_partial"):
         v = " %s B" % variant
     return "%s, offloads %s, MTU %d: %s%s %s" % (
         standin, offloads, mtu, test, v,

@@ -4,7 +4,7 @@ groups. Pure functions."""
 
 import collections
 
-from . import matrix, report, stats
+from . import matrix, parse, report, stats
 from .report import GroupKey, fmt
 
 
@@ -246,13 +246,61 @@ def breakdown_table(rows):
         return ""
     head = ["setting: test", "tc-minimal ns", "xdpnet-tc ns",
             "÷ tc-minimal"] + \
-        ["− %s" % v for v in matrix.VARIANTS] + ["bare − tc-minimal"]
+        ["− %s" % v for v in matrix.TC_VARIANTS] + ["bare − tc-minimal"]
     out = []
     for b in rows:
         out.append([report._label(b["row"]),
                     fmt_summary(b["minimal"], "prog_ns"),
                     fmt_summary(b["xdpnet"], "prog_ns"),
                     fmt_ratio(b["ratio"])] +
-                   [_fmt_diff(b["saved"][v]) for v in matrix.VARIANTS] +
+                   [_fmt_diff(b["saved"][v]) for v in matrix.TC_VARIANTS] +
                    [_fmt_diff(b["bare_minus_minimal"])])
+    return _md(head, out)
+
+
+def breakdown_xdp_table(rows):
+    """report.breakdown_xdp() as markdown: a row per cell."""
+    if not rows:
+        return ""
+    head = ["setting: test", "xdp-minimal XDP ns", "xdpnet-xdp XDP ns",
+            "÷ xdp-minimal"] + \
+        ["prog ns %s" % p for p in ("tc-minimal", "xdpnet-tc",
+                                    "xdpnet-xdp")] + \
+        ["− %s" % v for v in matrix.XDP_VARIANTS]
+    out = []
+    for b in rows:
+        out.append([report._label(b["row"]),
+                    fmt_summary(b["minimal"], "xdp_ns"),
+                    fmt_summary(b["xdpnet"], "xdp_ns"),
+                    fmt_ratio(b["ratio"])] +
+                   [fmt_summary(v, "prog_ns") for v in b["prog"].values()] +
+                   [_fmt_diff(b["saved"][v]) for v in matrix.XDP_VARIANTS])
+    return _md(head, out)
+
+
+def _pct(v):
+    return "–" if v is None else "%.1f%%" % (100.0 * v)
+
+
+def shares_table(rows):
+    """report.stage_share_rows() as markdown: a row per cell and path,
+    a column per stage and per reason a frame went to the bridge (those
+    that occurred in any row); the XDP stage's hand-overs to TC by reason
+    in the last column."""
+    if not rows:
+        return ""
+    bridge = parse.reason_order({k for r in rows for k in r["bridge"]},
+                                parse.PASS_REASONS)
+    head = ["setting: test", "path", "repeats", "frames", "XDP redirect",
+            "TC redirect"] + ["bridge: %s" % k[5:] for k in bridge] + \
+        ["XDP → TC stage (of all frames)"]
+    out = []
+    for r in rows:
+        defer = ", ".join("%s %s" % (k[len("xdp_defer_"):], _pct(v))
+                          for k, v in r["xdp_defer"].items() if v)
+        out.append([report._label(r["row"]), r["path"], str(r["n"]),
+                    fmt(r["total"]), _pct(r["xdp_redirect"]),
+                    _pct(r["tc_redirect"])] +
+                   [_pct(r["bridge"].get(k, 0.0)) for k in bridge] +
+                   [defer or "–"])
     return _md(head, out)

@@ -264,6 +264,24 @@ class NetnsTopo:
         self.built = True
         self.warm()
 
+    def build_taps(self):
+        """The host and the tap stand-ins alone, offloads on (--progtime);
+        teardown() removes them as it removes the whole topology."""
+        taps = (VMS["t1"], VMS["t2"])
+        for ns in [SW] + [t[0] for t in taps]:
+            self._ns_add(ns)
+        self.ip(SW, "link", "add", BR, "type", "bridge")
+        self.ip(SW, "link", "set", BR, "address", BRIDGE_MAC)
+        self.set_nf(False)
+        self._addr_up(SW, BR, HOST_IP)
+        self.start_relays(offloads="on")
+        self.built = True
+        for (ns, _, _), (_, _, dst) in ((taps[0], taps[1]),
+                                        (taps[1], taps[0])):
+            if not any(run(netns(ns, ["ping", "-c1", "-W2", "-q", dst]),
+                           check=False).returncode == 0 for _ in range(3)):
+                raise CmdError("no connectivity: %s -> %s" % (ns, dst))
+
     def start_sink(self):
         self.sink = self.procs.start(
             "tapsink", netns(SW, [os.path.join(self.tools, "xnb_tapsink"),
@@ -446,11 +464,15 @@ class NetnsTopo:
 
     def start_minimal(self, kind):
         """xnb_minimal attach on every port; with kind 'peer', frames to a
-        veth port go to its peer (bpf_redirect_peer())."""
+        veth port go to its peer (bpf_redirect_peer()); with kind 'xdp'
+        (xdp-minimal), its XDP program on the tap ports too, whose devmap
+        holds the taps alone: a veth takes XDP frames only with NAPI on
+        its peer, so frames to the veth ports pass on to TC."""
         argv = [self.minimal_tool, "attach",
                 "--hook", os.environ.get("XDPNET_TC_HOOK", "tcx")]
         for port, mac, veth in self.minimal_ports():
-            argv += ["--dev", port]
+            argv += ["--xdp-dev" if kind == "xdp" and not veth else "--dev",
+                     port]
             if mac:
                 argv += ["--fdb", "%s=%s%s" % (
                     mac, port, ",peer" if kind == "peer" and veth else "")]

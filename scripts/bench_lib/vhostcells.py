@@ -9,7 +9,9 @@ and their vhost workers (the tasks "vhost-PID" that run the rings: the
 whole switch path runs in the sender's worker, the delivery in the
 receiver's), as each process reports it (schedstat) before it lets go
 of its vhost devices; machine_ns is the whole machine's busy time
-(/proc/stat) per frame, for context."""
+(/proc/stat) per frame, for context. vhost_tcp's ACKs (headers alone)
+have their checksums verified by the sender: one damaged fails the
+cell too."""
 
 import json
 import os
@@ -18,13 +20,19 @@ import subprocess
 import tempfile
 import time
 
-from . import parse
+from . import matrix, parse
 from .topo import SW
 from .util import CmdError, netns, read_file
 
 # Flows (xnb_vhost's defaults otherwise): UDP 40000 -> 40001.
 SPORT, DPORT = 40000, 40001
 FRAME_OVERHEAD = 14 + 20 + 8 + 4  # Ethernet, IPv4, UDP, FCS
+# vhost_tcp: the MSS of the TSO frames (tso) and the payload of the
+# segments without TSO (notso: 1,518 B on the wire with Ethernet, IPv4,
+# TCP headers and the FCS); every frame ACKed.
+TCP_MSS = 1448
+TCP_SEGMENT = 1518 - (14 + 20 + 20 + 4)
+TCP_ACK_EVERY = 1
 
 
 def payload(frame_size):
@@ -129,6 +137,17 @@ def drain(topo, tap, limit=3.0):
         time.sleep(0.05)
 
 
+def acks_intact(tx, rx):
+    """Why the ACKs of a vhost_tcp cell were not what they should be (the
+    receiver sent none, or one arrived damaged), or ''."""
+    if not rx.get("acks_sent"):
+        return "the receiver sent no ACK"
+    if tx.get("acks_bad"):
+        return "ACKs arrived damaged: %d of %d" % (tx["acks_bad"],
+                                                   tx.get("acks", 0))
+    return ""
+
+
 def intact(rx):
     """Why the receiver's frames were not intact, or ''."""
     bad = {k: rx.get(k, 0) for k in ("corrupt", "format", "bad_tag",
@@ -138,34 +157,51 @@ def intact(rx):
     return ", ".join("%s %d" % kv for kv in sorted(bad.items()))
 
 
+def stream_options(item):
+    """(proto, the sender's options, the receiver's) of a stream item:
+    vhost_pps and vhost_pps_partial (UDP frames of item.variant bytes,
+    full or partial checksums), vhost_gso (TCP GSO frames of 64 KB, MSS
+    item.variant, partial checksums), vhost_tcp (TSO frames or 1,518 B
+    segments with partial checksums, each answered by an ACK with a
+    partial checksum, which the sender verifies)."""
+    csum = matrix.TESTS[item.test]["csum"]
+    if item.test == "vhost_gso":
+        return "tcp", ["--csum", "partial", "--gso", str(item.variant)], []
+    if item.test == "vhost_tcp":
+        ack = ["--ack", str(TCP_ACK_EVERY)]
+        if item.variant == "tso":
+            return "tcp", ["--csum", csum, "--gso", str(TCP_MSS),
+                           "--acks"], ack
+        return "tcp", ["--csum", csum, "--tso", "off", "--size",
+                       str(TCP_SEGMENT), "--acks"], ack
+    # Full checksums, as a guest with tx checksumming off sends them, or
+    # partial ones, as a default guest does (tun hands an XDP program no
+    # partial-checksum flag: the XDP stage must complete them to redirect
+    # them, or hand them on).
+    return "udp", ["--csum", csum, "--size", str(payload(item.variant))], []
+
+
 def run_stream(topo, ep, item, duration):
-    """vhost_pps (UDP frames of item.variant bytes, full checksums) or
-    vhost_gso (TCP GSO frames of 64 KB, MSS item.variant, partial
-    checksums), flat out from the client VM to the server VM."""
+    """A stream item (stream_options()), flat out from the client VM to
+    the server VM."""
     src, dst = ep["client"], ep["server"]
-    gso = item.test == "vhost_gso"
-    f = flow(src, dst, "tcp" if gso else "udp")
-    if gso:
-        send_opts = ["--csum", "partial", "--gso", str(item.variant)]
-    else:
-        # Full checksums, as a guest with tx checksumming off sends them:
-        # frames that every datapath may redirect in XDP (tun hands an
-        # XDP program no partial-checksum flag).
-        send_opts = ["--csum", "full", "--size",
-                     str(payload(item.variant))]
+    proto, send_opts, recv_opts = stream_options(item)
+    f = flow(src, dst, proto)
     # Redirected frames may overtake the ones a batch passed to the
     # bridge (docs/design.md, "Frames from vhost-net"): counted, not
     # failed.
-    rx = Peer(topo, ["recv", "--tap", dst[0]] + f +
+    rx = Peer(topo, ["recv", "--tap", dst[0]] + f + recv_opts +
               ["--any-order", "--timeout", str(duration + 30)], "recv")
     try:
         return _stream(topo, item, duration, src, dst, f, send_opts, rx,
-                       gso)
+                       bulk=proto == "tcp")
     finally:
         rx.finish()  # whatever went wrong: no receiver outlives its cell
 
 
-def _stream(topo, item, duration, src, dst, f, send_opts, rx, gso):
+def _stream(topo, item, duration, src, dst, f, send_opts, rx, bulk):
+    """The sender's run against a receiver (Peer) that runs; bulk: TCP,
+    figures in Gbit/s, else frames per second."""
     b0 = topo.batched()
     busy0 = _busy_ns()
     tx0 = topo.tap_stat(dst[0], "tx_dropped")
@@ -188,6 +224,9 @@ def _stream(topo, item, duration, src, dst, f, send_opts, rx, gso):
     bad = intact(rxd)
     if bad:
         raise CmdError("frames arrived damaged: %s" % bad)
+    bad = acks_intact(tx, rxd) if "--acks" in send_opts else ""
+    if bad:
+        raise CmdError(bad)
     secs = tx["seconds"]
     got = rxd["frames"]
     if got <= 0 or secs <= 0:
@@ -195,7 +234,7 @@ def _stream(topo, item, duration, src, dst, f, send_opts, rx, gso):
     m = {"loss_pct": 100.0 * max(0, tx["frames"] - got) / tx["frames"]
          if tx["frames"] else 0.0,
          "machine_ns": (busy1 - busy0) / got}
-    if gso:
+    if bulk:
         m["gbps"] = rxd["bytes"] * 8 / secs / 1e9
         m["sent_gbps"] = tx["bytes"] * 8 / secs / 1e9
     else:
@@ -213,11 +252,18 @@ def _stream(topo, item, duration, src, dst, f, send_opts, rx, gso):
     return m, raw
 
 
+def rr_options(item):
+    """Options of both ends of vhost_rr (full checksums) and
+    vhost_rr_partial (partial ones; the echo keeps them partial)."""
+    return ["--csum", matrix.TESTS[item.test]["csum"], "--size",
+            str(payload(item.variant))]
+
+
 def run_rr(topo, ep, item, duration):
-    """vhost_rr: one request at a time from the client VM, answered by
-    the server VM's echo (full checksums, 64 B frames)."""
+    """vhost_rr, vhost_rr_partial: one request at a time from the client
+    VM, answered by the server VM's echo (64 B frames)."""
     src, dst = ep["client"], ep["server"]
-    opts = ["--csum", "full", "--size", str(payload(item.variant))]
+    opts = rr_options(item)
     echo = Peer(topo, ["echo", "--tap", dst[0]] + flow(dst, src) + opts +
                 ["--duration", str(duration + 30)], "echo")
     # The echo answers to the request's source: its own flow options
@@ -265,6 +311,6 @@ def _rr(topo, duration, src, dst, opts, echo):
 
 
 def run(topo, ep, item, duration):
-    if item.test == "vhost_rr":
+    if item.test in matrix.RR_TESTS:
         return run_rr(topo, ep, item, duration)
     return run_stream(topo, ep, item, duration)

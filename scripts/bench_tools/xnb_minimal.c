@@ -3,15 +3,18 @@
  * xnb_minimal - scripts/bench's reference path and its program statistics.
  *
  *   xnb_minimal attach --dev IF [--dev IF ...] --fdb MAC=IF[,peer] ...
- *                      [--hook tcx|clsact] [--xdp]
+ *                      [--hook tcx|clsact] [--xdp] [--xdp-dev IF ...]
  *     Loads xnb_minimal.bpf.c's programs, fills the MAC -> ifindex map and
  *     hooks tc-minimal on TC ingress of every --dev (a tcx link, or a
  *     clsact filter where the kernel has no tcx or --hook clsact asks for
  *     one: the hook xdpnet's TC stage uses). --xdp (xdp-minimal) also
  *     links the XDP program to every --dev in native mode, never generic,
- *     and puts every --dev in its devmap. Prints READY, holds everything
- *     until SIGTERM or SIGINT, then unhooks and exits 0. Nothing is
- *     pinned: if it dies, the tcx and XDP links go with it.
+ *     and puts every --dev in its devmap; --xdp-dev IF does that for IF
+ *     alone (a --dev besides), so that frames to the other ports (veths,
+ *     which take XDP frames only with NAPI on their peer) pass on to TC.
+ *     Prints READY, holds everything until SIGTERM or SIGINT, then
+ *     unhooks and exits 0. Nothing is pinned: if it dies, the tcx and
+ *     XDP links go with it.
  *
  *   xnb_minimal progs [--dev IF ...] [--id N ...]
  *     One JSON line: every BPF program on TC (tcx) ingress and XDP of each
@@ -60,7 +63,8 @@ static void on_signal(int sig)
 static void usage(FILE *f)
 {
 	fputs("usage: xnb_minimal attach --dev IF [--dev IF ...] "
-	      "[--fdb MAC=IF[,peer] ...] [--hook tcx|clsact] [--xdp]\n"
+	      "[--fdb MAC=IF[,peer] ...] [--hook tcx|clsact] [--xdp] "
+	      "[--xdp-dev IF ...]\n"
 	      "       xnb_minimal progs [--dev IF ...] [--id N ...]\n"
 	      "       xnb_minimal stats\n",
 	      f);
@@ -182,10 +186,12 @@ static int cmd_attach(int argc, char **argv)
 		{ "fdb", required_argument, NULL, 'f' },
 		{ "hook", required_argument, NULL, 'k' },
 		{ "xdp", no_argument, NULL, 'x' },
+		{ "xdp-dev", required_argument, NULL, 'X' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *devs[MAX_DEVS], *fdbs[MAX_DEVS * 4];
 	int ndev = 0, nfdb = 0, clsact = 0, xdp = 0, opt, prog_fd, map_fd, i;
+	int xdp_on[MAX_DEVS] = { 0 };
 	int err = 0;
 	struct hook hooks[MAX_DEVS];
 	struct xnb_minimal_bpf *skel;
@@ -193,8 +199,10 @@ static int cmd_attach(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'd':
+		case 'X':
 			if (ndev == MAX_DEVS)
 				die("at most %d --dev", MAX_DEVS);
+			xdp_on[ndev] = opt == 'X';
 			devs[ndev++] = optarg;
 			break;
 		case 'f':
@@ -248,7 +256,7 @@ static int cmd_attach(int argc, char **argv)
 			i++; /* unhook: a clsact qdisc made for it */
 			break;
 		}
-		if (xdp) {
+		if (xdp || xdp_on[i]) {
 			err = hook_xdp(bpf_program__fd(skel->progs.xnb_min_xdp),
 				       bpf_map__fd(skel->maps.ports),
 				       &hooks[i]);

@@ -119,30 +119,6 @@ static void add_frames(const __u8 *src, const __u8 *dst)
 				}
 }
 
-/* One run of prog (fd) on len bytes of frame from ifindex: its duration
- * (ns) and return value. */
-static int run_once(int fd, int xdp, const __u8 *frame, size_t len,
-		    __u32 ifindex, int repeat, __u32 *ns, __u32 *retval)
-{
-	struct xdp_md md = { .data_end = len, .ingress_ifindex = ifindex };
-	struct __sk_buff skb = { .ifindex = ifindex };
-	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = frame, .data_size_in = len,
-		    .repeat = repeat);
-
-	if (xdp) {
-		o.ctx_in = &md;
-		o.ctx_size_in = sizeof(md);
-	} else {
-		o.ctx_in = &skb;
-		o.ctx_size_in = sizeof(skb);
-	}
-	if (bpf_prog_test_run_opts(fd, &o))
-		return -errno;
-	*ns = o.duration;
-	*retval = o.retval;
-	return 0;
-}
-
 /* A program that returns XDP_PASS, as the test run's own cost. */
 static int load_empty(void)
 {
@@ -317,19 +293,19 @@ int main(int argc, char **argv)
 			__u32 ns, rv;
 
 			/* Keep-alive stamped; --out's port learned. */
-			run_once(s.prog_tc, 0, fr->buf, fr->len, in_if, 1, &ns,
-				 &rv);
+			xn_frame_run(s.prog_tc, 0, fr->buf, fr->len, in_if, 1,
+				     NULL, NULL);
 			for (p = P_XDPNET; p <= P_NATIVE; p++)
-				run_once(fd[p], 1, fr->back, fr->len, out_if, 1,
-					 &ns, &rv);
+				xn_frame_run(fd[p], 1, fr->back, fr->len,
+					     out_if, 1, NULL, NULL);
 			for (p = 0; p < P_N; p++) {
 				unsigned long long sum = 0;
 				int err = 0;
 
 				for (i = 0; i < calls && !err; i++) {
-					err = run_once(fd[p], 1, fr->buf,
-						       fr->len, in_if, repeat,
-						       &ns, &rv);
+					err = xn_frame_run(fd[p], 1, fr->buf,
+							   fr->len, in_if,
+							   repeat, &rv, &ns);
 					sum += ns;
 				}
 				if (err)

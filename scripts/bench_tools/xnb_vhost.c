@@ -5,8 +5,8 @@
  * leave the tap the way a KVM guest's do (vhost's handle_tx / handle_rx).
  *
  *   xnb_vhost send --tap NAME [flow] [--csum M] [--gso MSS] [--rate PPS]
- *                  [--count N | --duration S]
- *   xnb_vhost recv --tap NAME [flow] [--expect N] [--timeout S]
+ *                  [--count N | --duration S] [--acks]
+ *   xnb_vhost recv --tap NAME [flow] [--expect N] [--timeout S] [--ack N]
  *   xnb_vhost recv --packet IFNAME [flow] [--expect N] [--timeout S]
  *   xnb_vhost echo --tap NAME [flow] [--count N | --duration S]
  *   xnb_vhost rr   --tap NAME [flow] [--count N | --duration S] [--timeout S]
@@ -26,6 +26,10 @@
  * host tap go through the rings, so the host tap sees what a KVM guest's
  * tap sees. Same options, "READY" on stdout, counters on stderr at the
  * end (tests/integration: RELAY=tests/tools/vhost_relay).
+ *
+ * recv --ack N answers every N frames with a TCP ACK, as a Linux guest's
+ * receiver does; send --acks takes them and verifies their checksums
+ * (the section "TCP ACKs" below).
  *
  * With --json, send, recv, echo and rr end with one JSON line, which
  * includes the CPU time of the process (cpu_ns) and of its vhost workers
@@ -81,7 +85,8 @@
 	"[--src-mac MAC] [--dst-mac MAC] [--src IP] [--dst IP] "              \
 	"[--proto udp|tcp] [--sport N] [--dport N] [--size BYTES] "           \
 	"[--rate PPS] [--count N] [--duration S] [--tag T] [--expect N] "     \
-	"[--timeout S] [--ready FILE] [--any-order] [--json]\n"               \
+	"[--timeout S] [--ready FILE] [--any-order] [--ack N] [--acks] "      \
+	"[--json]\n"                                                          \
 	"       xnb_vhost relay --host-tap NAME --guest-tap NAME --netns NS " \
 	"[--no-csum] [--no-tso] [--sndbuf N] [--pidfile PATH]"
 
@@ -115,6 +120,11 @@ static const char help[] = USAGE
 	"                  failed (still: each once, none missing)\n"
 	"  --timeout S     recv: whole run (10 with --expect);\n"
 	"                  rr: per request (1)\n"
+	"  --ack N         recv, tcp: answer every N frames (a GSO frame is\n"
+	"                  one) with a 54 B ACK, its checksum partial\n"
+	"                  unless --csum full or off\n"
+	"  --acks          send, tcp: take the receiver's ACKs, verify\n"
+	"                  their checksums (a bad one fails the run)\n"
 	"  defaults: 02:00:00:00:00:01 > 02:00:00:00:00:02, 10.0.0.1 >\n"
 	"  10.0.0.2, udp, 40000 > 40001\n"
 	"exit: 0 ok, 1 check failed, 2 usage/setup error, 4 feature missing";
@@ -126,7 +136,8 @@ static struct {
 	enum mode mode;
 	const char *tap;
 	unsigned int queues, ring;
-	int mq, tso, json, any_order;
+	int mq, tso, json, any_order, acks;
+	uint64_t ack_every;
 	enum csum csum;
 	uint16_t gso, tag;
 	struct xv_flow flow;
@@ -416,6 +427,8 @@ static void parse_args(int argc, char **argv)
 		{ "packet", required_argument, NULL, 'K' },
 		{ "ready", required_argument, NULL, 'Y' },
 		{ "any-order", no_argument, NULL, 'A' },
+		{ "ack", required_argument, NULL, 'w' },
+		{ "acks", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -576,6 +589,14 @@ static void parse_args(int argc, char **argv)
 		case 'A':
 			o.any_order = 1;
 			break;
+		case 'w':
+			o.ack_every = num_arg("ack", optarg, UINT32_MAX);
+			if (!o.ack_every)
+				die("bad --ack '%s' (1 at least)", optarg);
+			break;
+		case 'W':
+			o.acks = 1;
+			break;
 		case 'b':
 			die("--blocking: vhost-net writes the host tap itself "
 			    "(never blocking)");
@@ -603,6 +624,12 @@ static void parse_args(int argc, char **argv)
 	}
 	if (o.packet && (o.mode != M_RECV || o.mq))
 		die("--packet is for recv, with one queue");
+	if (o.ack_every && (o.mode != M_RECV || o.packet))
+		die("--ack is for recv through vhost (not --packet)");
+	if (o.acks && o.mode != M_SEND)
+		die("--acks is for send");
+	if ((o.ack_every || o.acks) && o.flow.proto != XV_PROTO_TCP)
+		die("--ack and --acks need --proto tcp");
 	if (v6s != v6d)
 		die("--src and --dst must be both IPv4 or both IPv6");
 	o.flow.v6 = v6s;
@@ -1049,6 +1076,172 @@ static uint8_t *accept_frame(uint8_t *buf, size_t len, uint16_t port,
 	return f;
 }
 
+/*
+ * TCP ACKs, as a default Linux guest's receiver sends them. recv --ack N
+ * answers every N frames it took (a GSO frame counts once, as a receiver
+ * with GRO gets it in one piece) with an ACK of the headers alone: 54 B,
+ * unpadded as virtio-net sends it (a padded frame is one br_netfilter
+ * trims), from the flow reversed, acknowledging the highest sequence seen.
+ * Its checksum is partial (NEEDS_CSUM), as a guest with checksum offload
+ * leaves it, or full with --csum full or off. send --acks takes them from
+ * its rx ring and verifies their checksums as their vnet header says.
+ */
+static struct {
+	/* recv --ack: the reply's flow (o.flow reversed), the next byte the
+	 * receiver expects, the queues with ACKs queued but not published,
+	 * frames since the last ACK, ACKs sent and dropped (a full ring). */
+	struct xv_flow flow;
+	int ready;
+	uint32_t ack_seq, pending;
+	uint64_t since, sent, drops;
+	/* send --acks: ACKs taken, by what their checksums were. */
+	uint64_t got, ck[XV_CK_BAD_PARTIAL + 1];
+} ack;
+
+static void ack_init(void)
+{
+	ack.flow = o.flow;
+	memcpy(ack.flow.smac, o.flow.dmac, 6);
+	memcpy(ack.flow.dmac, o.flow.smac, 6);
+	memcpy(ack.flow.saddr, o.flow.daddr, 16);
+	memcpy(ack.flow.daddr, o.flow.saddr, 16);
+	ack.flow.sport = o.flow.dport;
+	ack.flow.dport = o.flow.sport;
+	ack.flow.tcp_seq = 1;
+	ack.ready = 1;
+}
+
+/* Queues one ACK on q's tx ring (published by ack_flush()). */
+static void ack_queue(struct qp *q)
+{
+	struct xv_buf vb;
+	struct xv_hdr h;
+	uint8_t *b;
+	long len;
+
+	tx_reap(q);
+	if (!q->tx.r.num_free) {
+		ack.drops++;
+		return;
+	}
+	b = q->tx.bufs + (size_t)xv_next_head(&q->tx.r) * q->tx.slot;
+	len = xv_build_ack(b + XV_HDR_LEN, &ack.flow, ack.ack_seq,
+			   o.csum == C_PARTIAL, &h);
+	if (len < 0 || XV_HDR_LEN + (size_t)len > q->tx.slot)
+		die("cannot build an ACK");
+	xv_hdr_put(b, &h);
+	vb = (struct xv_buf){ .addr = (uintptr_t)b,
+			      .len = (uint32_t)(XV_HDR_LEN + len) };
+	xv_add(&q->tx.r, &vb, 1, 0);
+	ack.pending |= 1u << (q - qps);
+	ack.sent++;
+}
+
+/* recv: a frame of the flow taken; every --ack frames, an ACK. */
+static void ack_note(struct qp *q, const uint8_t *f, const struct xv_pkt *p)
+{
+	const uint8_t *th = f + p->l4;
+	uint32_t end = ((uint32_t)th[4] << 24 | (uint32_t)th[5] << 16 |
+			(uint32_t)th[6] << 8 | th[7]) +
+		       (uint32_t)p->plen;
+
+	if (!ack.ready) {
+		ack_init();
+		ack.ack_seq = end;
+	} else if ((int32_t)(end - ack.ack_seq) > 0) {
+		ack.ack_seq = end;
+	}
+	if (++ack.since >= o.ack_every) {
+		ack.since = 0;
+		ack_queue(q);
+	}
+}
+
+/* recv: publishes the ACKs queued since the last call, one kick each. */
+static void ack_flush(void)
+{
+	unsigned int i;
+
+	for (i = 0; ack.pending; i++) {
+		if (!(ack.pending & 1u << i))
+			continue;
+		ack.pending &= ~(1u << i);
+		xv_publish(&qps[i].tx.r);
+		kick(&qps[i].tx);
+	}
+}
+
+/* send --acks: one ACK taken, its checksum verified. */
+static void on_ack(struct qp *q, uint8_t *buf, size_t len)
+{
+	struct xv_pkt p;
+	struct xv_hdr h;
+	uint8_t *f = accept_frame(buf, len, o.flow.sport, &h, &p);
+
+	(void)q;
+	if (!f)
+		return;
+	ack.got++;
+	ack.ck[xv_verify(f, &h, &p)]++;
+}
+
+/* send --acks: the ACKs every queue holds now. */
+static unsigned int ack_poll(void)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < o.queues; i++)
+		n += rx_poll(&qps[i], on_ack);
+	return n;
+}
+
+/* send --acks, at the end: the ACKs still on their way, until none has
+ * come for 100 ms (1 s at most). */
+static void ack_drain(void)
+{
+	double end = now_s() + 1, quiet = now_s() + 0.1;
+
+	while (!stop && now_s() < end && now_s() < quiet) {
+		if (ack_poll())
+			quiet = now_s() + 0.1;
+		else
+			wait_calls(ms_until(quiet));
+	}
+}
+
+static uint64_t acks_bad(void)
+{
+	uint64_t n = 0;
+	int k;
+
+	for (k = XV_CK_BAD_L3; k <= XV_CK_BAD_PARTIAL; k++)
+		n += ack.ck[k];
+	return n;
+}
+
+/* The JSON members of the ACKs (after a comma), or "" without them. */
+static const char *ack_json(void)
+{
+	static char buf[160];
+
+	if (o.ack_every)
+		snprintf(buf, sizeof(buf),
+			 ",\"acks_sent\":%llu,\"ack_drops\":%llu",
+			 (unsigned long long)ack.sent,
+			 (unsigned long long)ack.drops);
+	else if (o.acks)
+		snprintf(buf, sizeof(buf),
+			 ",\"acks\":%llu,\"acks_partial\":%llu,"
+			 "\"acks_full\":%llu,\"acks_bad\":%llu",
+			 (unsigned long long)ack.got,
+			 (unsigned long long)ack.ck[XV_CK_PARTIAL],
+			 (unsigned long long)ack.ck[XV_CK_FULL],
+			 (unsigned long long)acks_bad());
+	else
+		buf[0] = '\0';
+	return buf;
+}
+
 static void on_recv(struct qp *q, uint8_t *buf, size_t len)
 {
 	struct xv_pkt p;
@@ -1082,6 +1275,8 @@ static void on_recv(struct qp *q, uint8_t *buf, size_t len)
 		}
 		xv_seq_note(&st.seq[rec.tag], rec.seq);
 	}
+	if (o.ack_every)
+		ack_note(q, f, &p);
 }
 
 static uint64_t sum_seq(size_t field)
@@ -1115,6 +1310,7 @@ static int run_recv(void)
 		}
 		for (i = n = 0; i < o.queues; i++)
 			n += rx_poll(&qps[i], on_recv);
+		ack_flush();
 		if (!n)
 			wait_calls(end ? ms_until(end) : 1000);
 	}
@@ -1135,7 +1331,7 @@ static int run_recv(void)
 		       "\"gso\":%llu,\"csum_full\":%llu,\"csum_partial\":%llu,"
 		       "\"csum_valid\":%llu,\"csum_none\":%llu,"
 		       "\"csum_bad\":%llu,\"bad_hdr\":%llu,\"malformed\":%llu,"
-		       "\"ignored\":%llu,\"seconds\":%.3f%s}\n",
+		       "\"ignored\":%llu,\"seconds\":%.3f%s%s}\n",
 		       ok ? "true" : "false", (unsigned long long)st.frames,
 		       (unsigned long long)st.bytes,
 		       (unsigned long long)st.records, (unsigned long long)uniq,
@@ -1155,7 +1351,8 @@ static int run_recv(void)
 		       (unsigned long long)bad_ck,
 		       (unsigned long long)st.bad_hdr,
 		       (unsigned long long)st.malformed,
-		       (unsigned long long)st.ignored, el, cpu_json());
+		       (unsigned long long)st.ignored, el, cpu_json(),
+		       ack_json());
 	else
 		printf("recv %s: %llu frames (%llu gso), %llu records, "
 		       "%llu/%llu unique, missing %llu, dups %llu, "
@@ -1239,27 +1436,33 @@ static int run_send(void)
 				progress = 1;
 			}
 		}
+		if (o.acks)
+			ack_poll();
 		if (!progress)
 			wait_calls(100);
 	}
 	left = tx_drain();
 	el = now_s() - t0;
+	if (o.acks)
+		ack_drain();
 	if (o.json)
 		printf("{\"tool\":\"xnb_vhost\",\"mode\":\"send\",\"ok\":%s,"
 		       "\"frames\":%llu,\"records\":%llu,\"bytes\":%llu,"
-		       "\"incomplete\":%llu,\"seconds\":%.3f,\"pps\":%.0f%s}\n",
-		       left ? "false" : "true", (unsigned long long)st.sent,
+		       "\"incomplete\":%llu,\"seconds\":%.3f,\"pps\":%.0f%s%s}\n",
+		       left || acks_bad() ? "false" : "true",
+		       (unsigned long long)st.sent,
 		       (unsigned long long)st.sent_records,
 		       (unsigned long long)st.bytes, (unsigned long long)left,
-		       el, el > 0 ? st.sent / el : 0, cpu_json());
+		       el, el > 0 ? st.sent / el : 0, cpu_json(), ack_json());
 	else
 		printf("send %s: %llu frames, %llu records, %llu bytes, "
 		       "%llu incomplete, %.3f s, %.0f pps\n",
-		       left ? "FAILED" : "ok", (unsigned long long)st.sent,
+		       left || acks_bad() ? "FAILED" : "ok",
+		       (unsigned long long)st.sent,
 		       (unsigned long long)st.sent_records,
 		       (unsigned long long)st.bytes, (unsigned long long)left,
 		       el, el > 0 ? st.sent / el : 0);
-	return left ? EXIT_CHECK : 0;
+	return left || acks_bad() ? EXIT_CHECK : 0;
 }
 
 static void on_echo(struct qp *q, uint8_t *buf, size_t len)

@@ -70,8 +70,17 @@ class Order(unittest.TestCase):
                   ("veth", "on", "fwd64_tap", "vm-vm"),
                   ("veth", "off", "tcp_rr", "vm-vm")):
             self.assertIn(k, kinds)
+        # The tap cells with offloads on (partial checksums), as --full
+        # has them but the bidirectional stream.
+        tap_on = {(c.item.test, c.item.variant, c.item.direction)
+                  for c in cl if c.setting == S_T}
+        full_tap_on = {(i.test, i.variant, i.direction)
+                       for i in matrix.FULL_TAP_ON if i.variant != "bidir"}
+        self.assertEqual(tap_on, full_tap_on)
+        self.assertIn(("tcp_stream", "tx", "host-vm"), tap_on)
+        self.assertIn(("tcp_crr", 64, "vm-vm"), tap_on)
         self.assertIn("tc-minimal", {c.path for c in cl})
-        limits = {"full": 90 * 60, "targets": 45 * 60, "quick": 7 * 60}
+        limits = {"full": 90 * 60, "targets": 55 * 60, "quick": 7 * 60}
         for name, limit in limits.items():
             prof = matrix.PROFILES[name]
             est = matrix.estimate_seconds(
@@ -80,33 +89,52 @@ class Order(unittest.TestCase):
             self.assertLess(est, limit, name)
         smoke = matrix.PROFILES["smoke"]
         est = matrix.estimate_seconds(
-            matrix.build_cells(smoke["plan"], matrix.DEFAULT_PATHS, 1),
+            matrix.build_cells(smoke["plan"], smoke["paths"], 1),
             smoke["durations"])
         self.assertLess(est, 150)
-        # Every path has one cell of every test in the smoke run.
-        cl = matrix.build_cells(smoke["plan"], matrix.DEFAULT_PATHS, 1)
-        for p in matrix.DEFAULT_PATHS:
+        # Every path has one cell of every test in the smoke run;
+        # xdp-minimal those whose frames enter a tap.
+        cl = matrix.build_cells(smoke["plan"], smoke["paths"], 1)
+        for p in smoke["paths"]:
             want = set(matrix.TESTS) - set(matrix.VHOST_TESTS) - (
                 {"fwd64_tap"} if p == "direct" else set())
+            if p == "xdp-minimal":
+                want = {"tcp_stream", "fwd64_tap"}
             self.assertEqual({c.item.test for c in cl if c.path == p},
                              want, p)
 
     def test_vhost_profiles(self):
         """--topology vhost: every profile runs every vhost item on every
-        vhost path, only there; the smoke run stays short."""
+        vhost path, only there, but xdp-minimal, which takes every
+        checksum as valid, where partial checksums reach XDP; the smoke
+        run stays short."""
+        partial = [i for i in matrix.VHOST_ITEMS
+                   if matrix.partial_csums(matrix.VHOST_SETTING, i)]
+        self.assertEqual({i.test for i in partial},
+                         {"vhost_pps_partial", "vhost_tcp",
+                          "vhost_rr_partial"})
         for name, prof in matrix.VHOST_PROFILES.items():
             cl = matrix.build_cells(prof["plan"], prof["paths"],
                                     prof["repeats"])
-            self.assertEqual(len(cl), len(matrix.VHOST_PATHS) *
-                             len(matrix.VHOST_ITEMS) * prof["repeats"], name)
+            self.assertEqual(len(cl), (len(matrix.VHOST_PATHS) *
+                                       len(matrix.VHOST_ITEMS) -
+                                       len(partial)) * prof["repeats"], name)
             self.assertEqual({c.item.test for c in cl},
                              set(matrix.VHOST_TESTS), name)
             self.assertEqual({c.path for c in cl}, set(matrix.VHOST_PATHS))
+            self.assertFalse([c for c in cl if c.path == "xdp-minimal" and
+                              c.item in partial])
+        # Partial and full checksums, the TCP cells with and without TSO.
+        names = {matrix.item_name(i) for i in matrix.VHOST_ITEMS}
+        for n in ("vhost_pps 64 vm→vm", "vhost_pps_partial 64 vm→vm",
+                  "vhost_pps_partial 1518 vm→vm", "vhost_rr_partial 64 vm→vm",
+                  "vhost_tcp tso vm→vm", "vhost_tcp notso vm→vm"):
+            self.assertIn(n, names)
         smoke = matrix.VHOST_PROFILES["smoke"]
         est = matrix.estimate_seconds(
             matrix.build_cells(smoke["plan"], smoke["paths"], 1),
             smoke["durations"])
-        self.assertLess(est, 120)
+        self.assertLess(est, 150)
         self.assertEqual(matrix.parse_setting("vhost/on/1500"),
                          matrix.VHOST_SETTING)
         self.assertTrue(matrix.is_minimal("xdp-minimal"))
@@ -124,7 +152,9 @@ class Order(unittest.TestCase):
                 if i.direction == "vm-vm"}
         self.assertEqual({(c.setting, c.item) for c in cl}, want)
         self.assertGreaterEqual(prof["repeats"], 7)
-        for v, spec in matrix.VARIANTS.items():
+        self.assertNotIn("nocsum", matrix.TC_VARIANTS)
+        for v in matrix.TC_VARIANTS:
+            spec = matrix.VARIANTS[v]
             p = "xdpnet-tc-" + v
             self.assertIn(p, prof["paths"])
             self.assertEqual(matrix.variant_of(p), (v, spec))
@@ -138,6 +168,66 @@ class Order(unittest.TestCase):
         self.assertTrue(matrix.counts("xdpnet-tc"))
         self.assertFalse(matrix.counts("tc-minimal"))
         self.assertEqual(matrix.variant_of("xdpnet-tc"), (None, None))
+
+    def test_breakdown_xdp(self):
+        """The XDP stage's breakdown: the tap cells (offloads on and off)
+        and fwd64_tap; xdp-minimal, tc-minimal, both stages and a build of
+        the XDP stage without each component; the builds that take every
+        checksum as valid only where frames carry full ones."""
+        prof = matrix.PROFILES["breakdown-xdp"]
+        self.assertEqual(prof["paths"], matrix.BREAKDOWN_XDP_PATHS)
+        self.assertGreaterEqual(prof["repeats"], 7)
+        for p in ("xdp-minimal", "tc-minimal", "xdpnet-tc", "xdpnet-xdp"):
+            self.assertIn(p, prof["paths"])
+        self.assertEqual(matrix.XDP_VARIANTS,
+                         ["nostats", "noclock", "portable", "noegress",
+                          "nonf", "nocache", "nocsum"])
+        for v in matrix.XDP_VARIANTS:
+            p = "xdpnet-xdp-" + v
+            self.assertIn(p, prof["paths"])
+            self.assertEqual(matrix.PATHS[p]["xdpnet"], "xdp")
+            self.assertEqual(matrix.variant_of(p), (v, matrix.VARIANTS[v]))
+        self.assertEqual(matrix.VARIANTS["nocsum"]["extra"],
+                         "-DXN_PERF_NOCSUM")
+        cl = matrix.build_cells(prof["plan"], prof["paths"],
+                                prof["repeats"])
+        kinds = {(c.setting.standin, c.setting.offloads, c.item.test)
+                 for c in cl}
+        self.assertEqual(kinds, {("tap", "on", "tcp_stream"),
+                                 ("tap", "on", "tcp_rr"),
+                                 ("tap", "on", "udp_rr"),
+                                 ("tap", "off", "tcp_stream"),
+                                 ("tap", "off", "udp_rr"),
+                                 ("veth", "on", "fwd64_tap")})
+        for blind in ("xdp-minimal", "xdpnet-xdp-nocsum"):
+            self.assertTrue(matrix.PATHS[blind]["csum_blind"])
+            self.assertEqual({(c.setting.offloads, c.item.test) for c in cl
+                              if c.path == blind},
+                             {("off", "tcp_stream"), ("off", "udp_rr"),
+                              ("on", "fwd64_tap")}, blind)
+        for p in prof["paths"]:
+            if not matrix.PATHS[p].get("csum_blind"):
+                self.assertEqual(len([c for c in cl if c.path == p]),
+                                 6 * prof["repeats"], p)
+        est = matrix.estimate_seconds(cl, prof["durations"])
+        self.assertLess(est, 40 * 60)
+
+    def test_partial_checksums(self):
+        on, off = matrix.Setting("tap", "on", 1500), \
+            matrix.Setting("tap", "off", 1500)
+        rr = matrix.Item("tcp_rr", 64, "vm-vm")
+        self.assertTrue(matrix.partial_csums(on, rr))
+        self.assertFalse(matrix.partial_csums(off, rr))
+        self.assertFalse(matrix.partial_csums(S_V, rr))  # no XDP on veths
+        self.assertTrue(matrix.partial_csums(matrix.Setting("vm", "on",
+                                                            1500), rr))
+        self.assertFalse(matrix.partial_csums(
+            S_V, matrix.Item("fwd64_tap", 64, "vm-vm")))
+        self.assertFalse(matrix.path_applies("xdp-minimal", on, rr, [on]))
+        self.assertTrue(matrix.path_applies("xdp-minimal", off, rr, [off]))
+        self.assertTrue(matrix.path_applies("xdpnet-xdp", on, rr, [on]))
+        # On veth ports xdp-minimal is tc-minimal: not run there.
+        self.assertFalse(matrix.path_applies("xdp-minimal", S_V, rr, [S_V]))
 
     def test_paths(self):
         self.assertIn("tc-minimal", matrix.DEFAULT_PATHS)

@@ -228,6 +228,43 @@ class Targets(unittest.TestCase):
         self.assertEqual(st["T6a"], "met")      # 0.90 <= 0.95
         self.assertEqual(st["T6b"], "met")      # 0.54 <= 0.8
 
+    def test_default_guest_targets(self):
+        """X1 (tap, offloads on: --mode xdp against --mode tc of the same
+        repeat), X3 and X4 (the TC stage against tc-minimal, on the frames
+        it redirects and on those it hands to the bridge)."""
+        on = matrix.Setting("tap", "on", 1500)
+        recs = seven({"tc-minimal": [9.0] * 7, "xdpnet-tc": [8.0] * 7,
+                      "xdpnet-xdp": [7.0, 7.2, 6.9, 7.1, 7.0, 7.3, 6.8]},
+                     setting=on,
+                     extra={"tc-minimal": {"prog_ns": [200] * 7},
+                            "xdpnet-tc": {"prog_ns": [300] * 7},
+                            "xdpnet-xdp": {"prog_ns": [310] * 7}})
+        st = {(r["target"], r["metric"], r["key"].path): r["status"]
+              for r in self.rows(recs)}
+        self.assertEqual(st[("X1", "gbps", "xdpnet-xdp")], "MISSED")
+        self.assertEqual(st[("X1", "prog_ns", "xdpnet-xdp")], "met")
+        self.assertEqual(st[("X3", "prog_ns", "xdpnet-tc")], "MISSED")
+        self.assertNotIn(("X1", "gbps", "xdpnet-tc"), st)
+        self.assertNotIn(("X4", "prog_ns", "xdpnet-tc"), st)
+        # Offloads off: not X1's (its frames carry full checksums).
+        off = seven({"xdpnet-tc": [8.0] * 7, "xdpnet-xdp": [7.0] * 7},
+                    setting=TAP_OFF)
+        self.assertEqual(self.rows(off, "X1"), [])
+        rr = seven({"xdpnet-tc": [50.0] * 7,
+                    "xdpnet-xdp": [45.0, 60.0, 40.0, 55.0, 48.0, 52.0, 47.0]},
+                   test="udp_rr", metric="p50_us", setting=on, variant=64)
+        self.assertEqual([r["status"] for r in self.rows(rr, "X1")],
+                         ["met"])  # not surely slower
+        host = seven({"tc-minimal": [5.0] * 7, "xdpnet-tc": [5.0] * 7},
+                     extra={"tc-minimal": {"prog_ns": [100] * 7},
+                            "xdpnet-tc": {"prog_ns": [105, 110, 115, 108,
+                                                      112, 111, 109]}})
+        for r in host:
+            r["direction"] = "host-vm"
+        st = {r["target"]: r["status"] for r in self.rows(host)
+              if r["metric"] == "prog_ns"}
+        self.assertEqual(st, {"X4": "met"})
+
     def test_vhost_targets(self):
         """V1-V5 (--topology vhost): XDP >= 2x and TC >= 1.3x the bridge
         in 64 B delivered, the XDP stage's CPU per frame within 1.1x of
@@ -262,6 +299,22 @@ class Targets(unittest.TestCase):
         self.assertEqual(st[("V4", "xdpnet-tc")], "met")
         self.assertEqual(st[("V5", "xdpnet-xdp")], "MISSED")
         self.assertEqual(st[("V4", "xdpnet-xdp")], "MISSED")  # slower
+        # Partial checksums and the TCP cells: "no cell below" and the
+        # RR target hold for them too; the 64 B targets stay on full ones.
+        part = seven({"bridge": [100.0] * 7, "xdpnet-xdp": [230.0] * 7},
+                     test="vhost_pps_partial", metric="delivered_kpps",
+                     setting=vh, variant=64)
+        self.assertEqual({r["target"] for r in self.rows(part)}, {"V4"})
+        tcp = seven({"bridge": [10.0] * 7, "xdpnet-xdp": [9.0] * 7},
+                    test="vhost_tcp", metric="gbps", setting=vh,
+                    variant="tso")
+        self.assertEqual({r["target"]: r["status"] for r in self.rows(tcp)},
+                         {"V4": "MISSED"})
+        rrp = seven({"bridge": [100.0] * 7, "xdpnet-tc": [75.0] * 7},
+                    test="vhost_rr_partial", metric="p50_us", setting=vh,
+                    variant=64)
+        self.assertEqual({r["target"]: r["status"] for r in self.rows(rrp)},
+                         {"V4": "met", "V5": "met"})
 
     def test_too_few_repeats_give_no_verdict(self):
         rows = report.evaluate_targets(report.aggregate(stream_records()),
@@ -313,6 +366,133 @@ class Breakdown(unittest.TestCase):
                      extra={"tc-minimal": {"prog_ns": [60] * 7}})
         self.assertEqual(report.breakdown(report.aggregate(recs)), [])
         self.assertEqual(tables.breakdown_table([]), "")
+
+
+class BreakdownXdp(unittest.TestCase):
+    TAP_ON = matrix.Setting("tap", "on", 1500)
+
+    def recs(self, setting, with_blind):
+        """7 repeats of udp_rr: xdpnet-xdp's XDP ns drifts, each variant a
+        fixed amount below it in the same repeat."""
+        full = [300, 340, 320, 360, 310, 350, 330]
+        less = {"nostats": 12, "noclock": 3, "portable": 25, "noegress": 8,
+                "nonf": 4, "nocache": -20, "nocsum": 90}
+        xdp = {"xdpnet-xdp": full}
+        for v, d in less.items():
+            if v != "nocsum" or with_blind:
+                xdp["xdpnet-xdp-" + v] = [x - d for x in full]
+        if with_blind:
+            xdp["xdp-minimal"] = [100, 110, 105, 120, 100, 115, 110]
+        out = []
+        n = 0
+        for rep in range(1, 8):
+            for path in ["tc-minimal", "xdpnet-tc"] + list(xdp):
+                r = rec(n, setting, "udp_rr", path, rep,
+                        {"p50_us": 30.0, "prog_ns": 400.0 + rep},
+                        variant="64")
+                if path in xdp:
+                    # As cells.py records it: parse.prog_cost()'s result.
+                    r["prog"] = {"xdp_ns": float(xdp[path][rep - 1]),
+                                 "tc_ns": 200.0, "frames": 1000}
+                out.append(r)
+                n += 1
+        return out, less
+
+    def test_saved_per_component(self):
+        recs, less = self.recs(TAP_OFF, True)
+        bx = report.breakdown_xdp(report.aggregate(recs))
+        self.assertEqual(len(bx), 1)
+        b = bx[0]
+        self.assertEqual(b["xdpnet"]["median"], 330)
+        self.assertEqual(b["minimal"]["median"], 110)
+        # The median of the per-repeat ratios: 350 / 115 in repeat 6.
+        self.assertAlmostEqual(b["ratio"]["ratio"], 350 / 115)
+        for v, d in less.items():
+            self.assertEqual(b["saved"][v]["ratio"], d, v)
+            self.assertEqual(b["saved"][v]["n"], 7, v)
+        self.assertEqual(b["prog"]["tc-minimal"]["median"], 404.0)
+        md = tables.breakdown_xdp_table(bx)
+        self.assertIn("− nocsum", md.splitlines()[0])
+        self.assertIn("| 90 (90–90) |", md)
+        self.assertIn("| -20 (-20–-20) |", md)
+        self.assertIn("| 110 [100–120] |", md)
+        lines = md.splitlines()
+        self.assertTrue(all(ln.count("|") == lines[0].count("|")
+                            for ln in lines))
+
+    def test_partial_checksums_leave_the_blind_ones_out(self):
+        recs, _ = self.recs(self.TAP_ON, False)
+        b = report.breakdown_xdp(report.aggregate(recs))[0]
+        self.assertIsNone(b["saved"]["nocsum"])
+        self.assertIsNone(b["minimal"])
+        self.assertIsNone(b["ratio"])
+        md = tables.breakdown_xdp_table([b])
+        row = md.splitlines()[2]
+        self.assertTrue(row.endswith("| – |"), row)
+        self.assertEqual(report.breakdown_xdp(report.aggregate(
+            stream_records())), [])
+        self.assertEqual(tables.breakdown_xdp_table([]), "")
+
+
+class Shares(unittest.TestCase):
+    def recs(self):
+        """3 repeats of tcp_rr on taps, xdpnet-xdp: the XDP stage carries
+        most frames, hands some to TC (checksums), the bridge keeps the
+        keep-alives; repeat 3 is invalid (a fast path of 90%) and still
+        counted; a failed cell is not."""
+        out = []
+        deltas = [
+            {"xnbt1": {"xdp_redirect": 900, "xdp_defer_csum": 90,
+                       "tc_redirect": 90, "pass_refresh": 10},
+             "xnbt2": {"xdp_redirect": 1000}},
+            {"xnbt1": {"xdp_redirect": 800, "xdp_defer_csum": 190,
+                       "tc_redirect": 190, "pass_refresh": 10},
+             "xnbt2": {"xdp_redirect": 1000, "pass_mcast": 2}},
+            {"xnbt1": {"xdp_redirect": 700, "tc_redirect": 100,
+                       "pass_nf": 200}, "xnbt2": {"xdp_redirect": 1000}},
+        ]
+        for rep, d in enumerate(deltas, 1):
+            r = rec(rep, self.TAP_ON, "tcp_rr", "xdpnet-xdp", rep,
+                    {"p50_us": 30.0}, "invalid" if rep == 3 else "valid",
+                    variant="64")
+            r["ports"] = ["xnbt1", "xnbt2"]
+            r["counters_delta"] = d
+            out.append(r)
+        bad = rec(9, self.TAP_ON, "tcp_rr", "xdpnet-xdp", 4, None, "error",
+                  variant="64")
+        bad["counters_delta"] = {"xnbt1": {"pass_local": 99}}
+        out.append(bad)
+        # A path without counters (tc-minimal): no row.
+        out.append(rec(10, self.TAP_ON, "tcp_rr", "tc-minimal", 1,
+                       {"p50_us": 30.0}, variant="64"))
+        return out
+
+    TAP_ON = matrix.Setting("tap", "on", 1500)
+
+    def test_rows(self):
+        groups = report.aggregate(self.recs())
+        rows = report.stage_share_rows(groups)
+        self.assertEqual(len(rows), 1)
+        r = rows[0]
+        self.assertEqual((r["path"], r["n"]), ("xdpnet-xdp", 3))
+        self.assertEqual(r["total"], 2000)
+        # Per repeat 1900/2000, 1800/2002, 1700/2000.
+        self.assertAlmostEqual(r["xdp_redirect"], 1800 / 2002)
+        self.assertAlmostEqual(r["tc_redirect"], 100 / 2000)
+        self.assertEqual(list(r["bridge"]), ["pass_mcast", "pass_refresh",
+                                             "pass_nf"])
+        self.assertAlmostEqual(r["bridge"]["pass_refresh"], 10 / 2002)
+        self.assertEqual(r["bridge"]["pass_mcast"], 0.0)  # 1 of 3
+        self.assertAlmostEqual(r["xdp_defer"]["xdp_defer_csum"], 90 / 2000)
+        md = tables.shares_table(rows)
+        lines = md.splitlines()
+        self.assertIn("| bridge: mcast | bridge: refresh | bridge: nf |",
+                      lines[0])
+        self.assertTrue(all(ln.count("|") == lines[0].count("|")
+                            for ln in lines))
+        self.assertIn("| xdpnet-xdp | 3 | 2000 | 89.9% | 5.0% | 0.0% | "
+                      "0.5% | 0.0% | csum 4.5% |", lines[2])
+        self.assertEqual(tables.shares_table([]), "")
 
 
 class Files(unittest.TestCase):

@@ -130,6 +130,46 @@ class Smoke(unittest.TestCase):
                 # Bridged frames walk FORWARD; host traffic does not.
                 self.assertGreater(int(r["nf_forward_packets"]), 0, r)
 
+    def test_xdp_minimal_in_xdp(self):
+        """xdp-minimal on the netns topology: the cells whose frames enter
+        a tap with full checksums, carried by its XDP program (what it
+        passes on runs tc-minimal: few frames)."""
+        with open(os.path.join(self.out, "raw.json")) as f:
+            cells = [c for c in json.load(f)["cells"]
+                     if c["path"] == "xdp-minimal"]
+        self.assertEqual({(c["setting"]["standin"], c["test"])
+                          for c in cells},
+                         {("tap", "tcp_stream"), ("veth", "fwd64_tap")})
+        for c in cells:
+            self.assertEqual(c["validity"], "valid", c["validity_reason"])
+            runs = {}
+            for p in c["prog"]["progs"].values():
+                runs[p["hook"] == "xdp"] = runs.get(p["hook"] == "xdp",
+                                                    0) + p["runs"]
+            self.assertGreater(runs.get(True, 0), 0, c["test"])
+            self.assertLess(runs.get(False, 0), 0.1 * runs[True], c["test"])
+            self.assertGreater(c["prog"]["xdp_ns"], 0)
+
+    def test_stage_shares(self):
+        """Every xdpnet cell says who carried its frames; the XDP stage
+        carries the tap frames with full checksums."""
+        with open(os.path.join(self.out, "raw.json")) as f:
+            cells = [c for c in json.load(f)["cells"]
+                     if matrix.counts(c["path"])]
+        self.assertTrue(cells)
+        for c in cells:
+            sh = c["stage_shares"]
+            name = "%s %s %s" % (c["path"], c["test"], c["direction"])
+            self.assertAlmostEqual(sh["xdp_redirect"] + sh["tc_redirect"] +
+                                   sum(sh["bridge"].values()), 1.0,
+                                   msg=name)
+            if c["direction"] != "vm-vm":
+                self.assertGreater(sum(sh["bridge"].values()), 0.9, name)
+            if c["path"] == "xdpnet-tc":
+                self.assertEqual(sh["xdp_redirect"], 0.0, name)
+            if c["path"] == "xdpnet-xdp" and c["test"] == "fwd64_tap":
+                self.assertGreater(sh["xdp_redirect"], 0.9, name)
+
     def test_summary_csv_ratios(self):
         with open(os.path.join(self.out, "summary.csv")) as f:
             rows = list(csv.DictReader(f))
@@ -174,6 +214,8 @@ class Smoke(unittest.TestCase):
         self.assertIn("| T2 |", md)
         self.assertIn("the seeds' table", md)
         self.assertIn("÷ tc-minimal", md)
+        self.assertIn("### Who carried the frames", md)
+        self.assertIn("| XDP redirect | TC redirect |", md)
 
     def test_cleaned_up(self):
         self.assertEqual(benchpath.bench_leftovers(), [])

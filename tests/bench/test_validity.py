@@ -106,5 +106,42 @@ class FastPath(unittest.TestCase):
         self.assertAlmostEqual(parse.fastpath(delta, ["p1"])["share"], 0.99)
 
 
+class StageShares(unittest.TestCase):
+    def test_recorded_counters(self):
+        delta = parse.counters_delta(
+            counters("status_before.json")["ports"],
+            counters("status_after.json")["ports"])
+        sh = parse.stage_shares(delta, ["xnbv1", "xnbv2"])
+        self.assertEqual(sh["total"], 420)
+        self.assertEqual(sh["xdp_redirect"], 0.0)
+        self.assertAlmostEqual(sh["tc_redirect"], 398 / 420)
+        # Only the reasons that occurred, in include/xdpnet.h's order.
+        self.assertEqual(list(sh["bridge"]), ["pass_local", "pass_refresh"])
+        self.assertAlmostEqual(sh["bridge"]["pass_local"], 20 / 420)
+        self.assertAlmostEqual(sh["bridge"]["pass_refresh"], 2 / 420)
+        self.assertEqual(sh["xdp_defer"], {})
+        self.assertIsNone(parse.stage_shares(delta, ["xnbt1", "xnbt2"]))
+
+    def test_every_pass_reason_and_the_hand_overs(self):
+        delta = {"p1": {"xdp_redirect": 60, "xdp_defer_csum": 25,
+                        "xdp_defer_size": 5, "tc_redirect": 28,
+                        "pass_nf": 1, "pass_future_reason": 1,
+                        "pass_mcast": 10, "rx_redirected": 50,
+                        "drop_xmit_err": 4},
+                 "p2": {"pass_mcast": 0}}
+        sh = parse.stage_shares(delta, ["p1", "p2"])
+        self.assertEqual(sh["total"], 100)
+        self.assertAlmostEqual(sh["xdp_redirect"], 0.6)
+        self.assertAlmostEqual(sh["tc_redirect"], 0.28)
+        self.assertEqual(list(sh["bridge"]), ["pass_mcast", "pass_nf",
+                                              "pass_future_reason"])
+        self.assertAlmostEqual(sum(sh["bridge"].values()), 0.12)
+        self.assertAlmostEqual(sh["xdp_redirect"] + sh["tc_redirect"] +
+                               sum(sh["bridge"].values()), 1.0)
+        # Handed to TC, then counted by TC's verdict: besides the total.
+        self.assertEqual(sh["xdp_defer"], {"xdp_defer_csum": 0.25,
+                                           "xdp_defer_size": 0.05})
+
+
 if __name__ == "__main__":
     unittest.main()

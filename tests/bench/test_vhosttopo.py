@@ -7,7 +7,7 @@ import subprocess
 import unittest
 
 import benchpath  # noqa: F401
-from bench_lib import vhostcells, vhosttopo
+from bench_lib import matrix, vhostcells, vhosttopo
 
 # bpftool btf dump ... format raw, as Linux 6.1-6.18 print struct msghdr
 # (msg_control in an anonymous union, which may come after the struct).
@@ -75,6 +75,49 @@ class Cells(unittest.TestCase):
         self.assertEqual(vhostcells.intact({"frames": 5, "missing": 3}), "")
         self.assertEqual(vhostcells.intact({"corrupt": 1, "csum_bad": 2}),
                          "corrupt 1, csum_bad 2")
+
+    def test_stream_options(self):
+        """Full and partial checksums, told apart; TCP as a default guest
+        sends it, with ACKs back, with and without TSO."""
+        def opts(test, variant):
+            return vhostcells.stream_options(
+                matrix.Item(test, variant, "vm-vm"))
+
+        self.assertEqual(opts("vhost_pps", 64),
+                         ("udp", ["--csum", "full", "--size", "18"], []))
+        self.assertEqual(opts("vhost_pps_partial", 1518),
+                         ("udp", ["--csum", "partial", "--size", "1472"],
+                          []))
+        self.assertEqual(opts("vhost_gso", 1448),
+                         ("tcp", ["--csum", "partial", "--gso", "1448"], []))
+        proto, send, recv = opts("vhost_tcp", "tso")
+        self.assertEqual(proto, "tcp")
+        self.assertEqual(send, ["--csum", "partial", "--gso", "1448",
+                                "--acks"])
+        self.assertEqual(recv, ["--ack", "1"])
+        proto, send, recv = opts("vhost_tcp", "notso")
+        # 1,518 B on the wire: 1,460 B of payload after Ethernet, IPv4,
+        # TCP and the FCS; no GSO frame, the sender's TSO off.
+        self.assertEqual(send, ["--csum", "partial", "--tso", "off",
+                                "--size", "1460", "--acks"])
+        self.assertNotIn("--gso", send)
+        self.assertEqual(recv, ["--ack", "1"])
+
+    def test_rr_options(self):
+        self.assertEqual(vhostcells.rr_options(
+            matrix.Item("vhost_rr", 64, "vm-vm")),
+            ["--csum", "full", "--size", "18"])
+        self.assertEqual(vhostcells.rr_options(
+            matrix.Item("vhost_rr_partial", 64, "vm-vm")),
+            ["--csum", "partial", "--size", "18"])
+
+    def test_acks_intact(self):
+        self.assertEqual(vhostcells.acks_intact(
+            {"acks": 900, "acks_bad": 0}, {"acks_sent": 1000}), "")
+        self.assertIn("no ACK", vhostcells.acks_intact(
+            {"acks": 0, "acks_bad": 0}, {"acks_sent": 0}))
+        self.assertIn("3 of 900", vhostcells.acks_intact(
+            {"acks": 900, "acks_bad": 3}, {"acks_sent": 1000}))
 
     def test_last_json(self):
         self.assertEqual(vhostcells.last_json('x\n{"a": 1}\n', "t"),

@@ -720,6 +720,18 @@ ATTACHED_MODE= # mode we attached with, empty when detached
 dump_on() { bpftool map lookup pinned "$PIN/dump" key 0 0 0 0 -j | jq -r '.formatted.value[".data.dump"][0].xdpnet_dump.on'; }
 is_on() { [ "$(dump_on)" = 1 ]; }
 
+# kernel_ge MAJOR MINOR: the running kernel is MAJOR.MINOR or newer.
+kernel_ge() { [ "$(uname -r | awk -F. '{ print $1 * 1000 + $2 }')" -ge $(($1 * 1000 + $2)) ]; }
+
+# xdp_knows_native: the XDP stage can tell tun's native buffers from
+# generic-XDP skbs, so it completes partial checksums from taps itself
+# (docs/design.md, "Checksums in the XDP stage"): by the rxq in the live
+# datapath, by the metadata room before Linux 6.15. Only the portable
+# datapath on 6.15 and later hands them to the TC stage.
+xdp_knows_native() {
+	[ "$(xn status "$BR" --json | jq -r '.bridges[0].datapath')" = live ] || ! kernel_ge 6 15
+}
+
 status_json() { # FILE
 	rm -f "$1.flat"
 	xn status "$BR" --json >"$1" 2>"$1.err"

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Test frames: see frame.h. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <arpa/inet.h>
+#include <linux/bpf.h>
 #include <linux/if_ether.h>
+#include <bpf/bpf.h>
 #include "lib/frame.h"
 
 #define IP4_HLEN 20
@@ -250,4 +253,29 @@ void xn_frame_describe(const __u8 *p, size_t len, char *buf, size_t n)
 		snprintf(buf + w, n - w, "ARP");
 	else
 		snprintf(buf + w, n - w, "EtherType 0x%04x", et);
+}
+
+int xn_frame_run(int fd, int xdp, const __u8 *frame, size_t len, __u32 ifindex,
+		 unsigned int repeat, __u32 *retval, __u32 *duration)
+{
+	struct __sk_buff skb = { .ifindex = ifindex };
+	struct xdp_md md = { .ingress_ifindex = ifindex,
+			     .data_end = (__u32)len };
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = frame,
+		    .data_size_in = (__u32)len, .repeat = repeat);
+
+	if (xdp) {
+		o.ctx_in = &md;
+		o.ctx_size_in = sizeof(md);
+	} else {
+		o.ctx_in = &skb;
+		o.ctx_size_in = sizeof(skb);
+	}
+	if (bpf_prog_test_run_opts(fd, &o))
+		return -errno;
+	if (retval)
+		*retval = o.retval;
+	if (duration)
+		*duration = o.duration;
+	return 0;
 }

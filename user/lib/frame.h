@@ -35,6 +35,13 @@ size_t xn_frame_min_len(const struct xn_frame_spec *s);
  * shorter than the headers or longer than cap. */
 size_t xn_frame_build(const struct xn_frame_spec *s, __u8 *buf, size_t cap);
 
+/* Run the datapath program fd (an XDP program when xdp, else TC) once on
+ * len bytes of frame as if it arrived on ifindex (BPF_PROG_TEST_RUN),
+ * repeat times over (at least once): 0 with *retval and the mean
+ * *duration (ns; either may be NULL), or -errno. */
+int xn_frame_run(int fd, int xdp, const __u8 *frame, size_t len, __u32 ifindex,
+		 unsigned int repeat, __u32 *retval, __u32 *duration);
+
 /* "IPv4/UDP", "802.1Q 10 IPv6/TCP", "ARP", "EtherType 0x88b5": what a
  * frame is, from its bytes (at most one tag looked behind). */
 void xn_frame_describe(const __u8 *p, size_t len, char *buf, size_t n);

@@ -5,6 +5,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/bpf.h>
+#include "lib/frame.h"
 #include "lib/log.h"
 #include "state/owner.h"
 #include "state/pins.h"
@@ -31,28 +32,16 @@ static int run(struct bpf_object *obj, const char *prog, int xdp,
 {
 	struct bpf_program *p = bpf_object__find_program_by_name(obj, prog);
 	struct bpf_map *m = bpf_object__find_map_by_name(obj, "trace_out");
-	struct __sk_buff skb = { .ifindex = t->ifindex };
-	struct xdp_md md = { .ingress_ifindex = t->ifindex,
-			     .data_end = (__u32)t->len };
-	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = t->frame,
-		    .data_size_in = (__u32)t->len);
 	__u32 zero = 0;
 	int err;
 
 	if (!p || !m)
 		return -ENOENT;
-	if (xdp) {
-		o.ctx_in = &md;
-		o.ctx_size_in = sizeof(md);
-	} else {
-		o.ctx_in = &skb;
-		o.ctx_size_in = sizeof(skb);
-	}
-	err = bpf_prog_test_run_opts(bpf_program__fd(p), &o);
+	err = xn_frame_run(bpf_program__fd(p), xdp, t->frame, t->len,
+			   t->ifindex, 1, &st->retval, NULL);
 	if (err)
 		return err;
 	st->ran = 1;
-	st->retval = o.retval;
 	return bpf_map_lookup_elem(bpf_map__fd(m), &zero, &st->rec) ? -errno
 								    : 0;
 }

@@ -4,8 +4,6 @@
 # behind: the TC hook this kernel gets, status --json, a second attach, the
 # program ids of an attachment, and nothing left after detach.
 
-# kernel_ge MAJOR MINOR: the running kernel is MAJOR.MINOR or newer.
-kernel_ge() { [ "$(uname -r | awk -F. '{ print $1 * 1000 + $2 }')" -ge $(($1 * 1000 + $2)) ]; }
 
 # The TC hook the README promises on this kernel: tcx from Linux 6.6,
 # clsact before (and where XDPNET_TC_HOOK=clsact asks for it).
