@@ -47,9 +47,12 @@ BPF_EXTRA ?=
 BPF_CFLAGS := -target bpf -O2 -g $(WARN) -Wno-unused-parameter \
 	-D__TARGET_ARCH_$(ARCH) -Iinclude -I$(OUT) $(BPF_EXTRA)
 
+# bpf/xdpnet.bpf.c is built twice: xdpnet.bpf.o, and xdpnet_live.bpf.o with
+# XDPNET_LIVE (the live datapath, bpf/xdpnet_live.h).
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
-BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUT)/%.bpf.o,$(BPF_SRCS))
-SKELS := $(patsubst bpf/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))
+BPF_NAMES := $(patsubst bpf/%.bpf.c,%,$(BPF_SRCS)) xdpnet_live
+BPF_OBJS := $(patsubst %,$(OUT)/%.bpf.o,$(BPF_NAMES))
+SKELS := $(patsubst %,$(OUT)/%.skel.h,$(BPF_NAMES))
 
 # user/: layers as folders (docs/design.md, "Layout"); scripts/check-layers
 # keeps their includes pointing one way.
@@ -100,8 +103,11 @@ $(OUT)/%.bpf.o: bpf/%.bpf.c bpf/*.h include/xdpnet.h $(OUT)/vmlinux.h | $(OUT)
 	@echo "  BPF      $@"
 	@$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
-# The live datapath is the portable one with XDPNET_LIVE: it includes it.
-$(OUT)/xdpnet_live.bpf.o: bpf/xdpnet.bpf.c
+# The live datapath is the portable one with XDPNET_LIVE.
+$(OUT)/xdpnet_live.bpf.o: bpf/xdpnet.bpf.c bpf/*.h include/xdpnet.h \
+		$(OUT)/vmlinux.h | $(OUT)
+	@echo "  BPF      $@"
+	@$(CLANG) $(BPF_CFLAGS) -DXDPNET_LIVE=1 -c $< -o $@
 
 # libbpf, inside bpftool, does not know libxdp's .xdp_run_config section
 # (the XDP stage's dispatcher settings, which libxdp reads from the object

@@ -8,12 +8,7 @@
 #ifndef XDPNET_DUMP_H
 #define XDPNET_DUMP_H
 
-struct xdpnet_dump_ctl xdpnet_dump SEC(".data.dump") = {};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, XDPNET_DUMP_RING);
-} dump_rb SEC(".maps");
+#include "xdpnet_maps.h"
 
 static __always_inline __u32 dump_path(__u32 verdict)
 {
