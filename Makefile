@@ -205,7 +205,14 @@ $(BT)/xnb_progtime: scripts/bench_tools/xnb_progtime.c \
 	@$(CC) $(CFLAGS) -I$(BT) $< $(LIB_OBJS) -o $@ $(PKG_LIBS)
 
 # xnb_vhost's ring logic, shared with its unit test.
-$(BT)/xnb_vhost $(OUT)/tests/test_vring: scripts/bench_tools/xnb_vring.h
+$(BT)/xnb_vhost $(OUT)/tests/test_vring: scripts/bench_tools/xnb_vring.h \
+	scripts/bench_tools/xnb_vframe.h scripts/bench_tools/xnb_vrec.h
+
+# xnb_vhost: the device and each mode in a file of its own.
+$(BT)/xnb_vhost: $(wildcard scripts/bench_tools/xnb_vhost*.c) \
+		scripts/bench_tools/xnb_vhost.h scripts/bench_tools/xnb_tool.h | $(BT)
+	@echo "  CC       $@"
+	@$(CC) $(CFLAGS) $(filter %.c,$^) -o $@
 
 # tests/integration/semantics.sh's tc filter that drops everything, and
 # share.sh's tcx program of another party (placed by xnt_tcx).

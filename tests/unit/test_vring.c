@@ -16,6 +16,8 @@
 #include <string.h>
 #include <cmocka.h>
 #include "../../scripts/bench_tools/xnb_vring.h"
+#include "../../scripts/bench_tools/xnb_vframe.h"
+#include "../../scripts/bench_tools/xnb_vrec.h"
 
 /* ---- a device's side of the ring ---- */
 
