@@ -21,6 +21,7 @@
 #include "xdpnet.h"
 #include "state/paths.h"
 #include "state/lock.h"
+#include "handle.h"
 
 static char tmp[64], run[128];
 
@@ -44,17 +45,6 @@ static int teardown(void **state)
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
 	xn_paths_set_root(NULL, XDPNET_RUN_DIR);
 	return system(cmd) ? -1 : 0;
-}
-
-/* The handle of bridge name, not looked up: a few live at a time. */
-static const struct xn_bridge *B(const char *name)
-{
-	static struct xn_bridge ring[8];
-	static unsigned int next;
-	struct xn_bridge *br = &ring[next++ % 8];
-
-	assert_int_equal(xn_bridge_open(br, name, 0), 0);
-	return br;
 }
 
 static void test_lock_excludes(void **state)

@@ -21,6 +21,7 @@
 #include "lib/log.h"
 #include "state/pins.h"
 #include "state/owner.h"
+#include "handle.h"
 
 static char tmp[64];
 static char pins[128], run[128];
@@ -45,17 +46,6 @@ static int teardown(void **state)
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
 	xn_paths_set_root(XDPNET_PIN_ROOT, XDPNET_RUN_DIR);
 	return system(cmd) ? -1 : 0;
-}
-
-/* The handle of bridge name, not looked up: a few live at a time. */
-static const struct xn_bridge *B(const char *name)
-{
-	static struct xn_bridge ring[8];
-	static unsigned int next;
-	struct xn_bridge *br = &ring[next++ % 8];
-
-	assert_int_equal(xn_bridge_open(br, name, 0), 0);
-	return br;
 }
 
 static void touch(const char *bridge, const char *leaf)
