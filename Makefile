@@ -47,13 +47,16 @@ BPF_EXTRA ?=
 BPF_CFLAGS := -target bpf -O2 -g $(WARN) -Wno-unused-parameter \
 	-D__TARGET_ARCH_$(ARCH) -Iinclude -I$(OUT) $(BPF_EXTRA)
 
+# bpf/xdpnet.bpf.c is built twice: xdpnet.bpf.o, and xdpnet_live.bpf.o with
+# XDPNET_LIVE (the live datapath, bpf/xdpnet_live.h).
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
-BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUT)/%.bpf.o,$(BPF_SRCS))
-SKELS := $(patsubst bpf/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))
+BPF_NAMES := $(patsubst bpf/%.bpf.c,%,$(BPF_SRCS)) xdpnet_live
+BPF_OBJS := $(patsubst %,$(OUT)/%.bpf.o,$(BPF_NAMES))
+SKELS := $(patsubst %,$(OUT)/%.skel.h,$(BPF_NAMES))
 
 # user/: layers as folders (docs/design.md, "Layout"); scripts/check-layers
 # keeps their includes pointing one way.
-USER_DIRS := lib filters core out cmd
+USER_DIRS := lib filters state datapath observe sync render cmd
 LIB_SRCS := $(foreach d,$(USER_DIRS),$(sort $(wildcard user/$(d)/*.c)))
 USER_HDRS := $(foreach d,$(USER_DIRS),$(wildcard user/$(d)/*.h))
 LIB_OBJS := $(patsubst user/%.c,$(OUT)/%.o,$(LIB_SRCS))
@@ -100,8 +103,11 @@ $(OUT)/%.bpf.o: bpf/%.bpf.c bpf/*.h include/xdpnet.h $(OUT)/vmlinux.h | $(OUT)
 	@echo "  BPF      $@"
 	@$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
-# The live datapath is the portable one with XDPNET_LIVE: it includes it.
-$(OUT)/xdpnet_live.bpf.o: bpf/xdpnet.bpf.c
+# The live datapath is the portable one with XDPNET_LIVE.
+$(OUT)/xdpnet_live.bpf.o: bpf/xdpnet.bpf.c bpf/*.h include/xdpnet.h \
+		$(OUT)/vmlinux.h | $(OUT)
+	@echo "  BPF      $@"
+	@$(CLANG) $(BPF_CFLAGS) -DXDPNET_LIVE=1 -c $< -o $@
 
 # libbpf, inside bpftool, does not know libxdp's .xdp_run_config section
 # (the XDP stage's dispatcher settings, which libxdp reads from the object
@@ -137,9 +143,15 @@ $(OUT)/xdpnet: $(OUT)/main.o $(LIB_OBJS)
 	@echo "  LD       $@"
 	@$(CC) $(CFLAGS) $^ -o $@ $(PKG_LIBS)
 
+comma := ,
 $(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS)
 	@echo "  CC       $@"
-	@$(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(PKG_LIBS) -lcmocka
+	@$(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(WRAP) $(PKG_LIBS) -lcmocka
+
+# test_lookups stands in for netlink's answers and the privilege checks.
+$(OUT)/tests/test_lookups: WRAP := $(patsubst %,-Wl$(comma)--wrap=%,\
+	xn_get_link xn_get_link_by_index xn_require_root xn_prepare_for \
+	xn_prepare xn_attach_bridge)
 
 # tests/bpf: a harness (tests/bpf/*.c) and one file per job
 # (tests/bpf/prog_tests/*.c), run against both builds of the datapath.
@@ -193,7 +205,14 @@ $(BT)/xnb_progtime: scripts/bench_tools/xnb_progtime.c \
 	@$(CC) $(CFLAGS) -I$(BT) $< $(LIB_OBJS) -o $@ $(PKG_LIBS)
 
 # xnb_vhost's ring logic, shared with its unit test.
-$(BT)/xnb_vhost $(OUT)/tests/test_vring: scripts/bench_tools/xnb_vring.h
+$(BT)/xnb_vhost $(OUT)/tests/test_vring: scripts/bench_tools/xnb_vring.h \
+	scripts/bench_tools/xnb_vframe.h scripts/bench_tools/xnb_vrec.h
+
+# xnb_vhost: the device and each mode in a file of its own.
+$(BT)/xnb_vhost: $(wildcard scripts/bench_tools/xnb_vhost*.c) \
+		scripts/bench_tools/xnb_vhost.h scripts/bench_tools/xnb_tool.h | $(BT)
+	@echo "  CC       $@"
+	@$(CC) $(CFLAGS) $(filter %.c,$^) -o $@
 
 # tests/integration/semantics.sh's tc filter that drops everything, and
 # share.sh's tcx program of another party (placed by xnt_tcx).
@@ -220,8 +239,9 @@ check-bench: deps
 	$(MAKE) $(OUT)/xdpnet $(OUT)/tests/vnet_relay bench-tools
 	tests/bench/run.sh
 
-# user/'s includes point one way: lib < filters < core < out < cmd < main.c,
-# no circles (scripts/check-layers; docs/design.md, "Layout").
+# user/'s rooms include one way, each only the rooms it rests on, and no
+# module includes itself back (scripts/check-layers; docs/design.md,
+# "Layout").
 .PHONY: check-layers
 check-layers:
 	scripts/check-layers

@@ -14,9 +14,10 @@
  * Whatever neither stage takes continues into the bridge unchanged. The
  * FDB the decision uses is a mirror of the bridge's (xdpnet_fdb.h).
  *
- * Built twice: xdpnet.bpf.o reads the bridge's port state from maps that
- * user space keeps, xdpnet_live.bpf.o (XDPNET_LIVE) also reads the
- * ingress port's state from the kernel on every frame (xdpnet_live.h).
+ * Built twice from this file (the Makefile): xdpnet.bpf.o reads the
+ * bridge's port state from maps that user space keeps, xdpnet_live.bpf.o
+ * (-DXDPNET_LIVE) also reads the ingress port's state from the kernel on
+ * every frame (xdpnet_live.h).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -29,6 +30,36 @@
 #include "xdpnet_dump.h"
 #include "xdpnet_decide.h"
 #include "xdpnet_fdb.h"
+
+/* The FDB mirror (xdpnet_fdb.h): the bridge's own FDB events. */
+SEC("tp_btf/br_fdb_update")
+int BPF_PROG(xdpnet_fdb_update, struct net_bridge *br,
+	     struct net_bridge_port *source, const unsigned char *addr,
+	     __u16 vid, unsigned long flags)
+{
+	return fdb_update(br, source, addr, vid, flags);
+}
+
+SEC("tp_btf/fdb_delete")
+int BPF_PROG(xdpnet_fdb_delete, struct net_bridge *br,
+	     struct net_bridge_fdb_entry *f)
+{
+	return fdb_delete(br, f);
+}
+
+SEC("tp_btf/br_fdb_add")
+int BPF_PROG(xdpnet_fdb_add, struct ndmsg *ndm, struct net_device *dev,
+	     const unsigned char *addr, __u16 vid, __u16 nlh_flags)
+{
+	return fdb_add(dev, addr, vid);
+}
+
+SEC("tp_btf/br_fdb_external_learn_add")
+int BPF_PROG(xdpnet_fdb_ext_learn, struct net_bridge *br,
+	     struct net_bridge_port *p, const unsigned char *addr, __u16 vid)
+{
+	return fdb_ext_learn(br, addr, vid);
+}
 
 /* Not ours: let the next tc program, then the bridge, have it. */
 #define TC_ACT_UNSPEC (-1)
@@ -330,7 +361,7 @@ int xdpnet_tc(struct __sk_buff *skb)
 	return tc_stage(skb, NULL);
 }
 
-/* The trace variants (xdpnet trace; user/core/trace.c loads them on
+/* The trace variants (xdpnet trace; user/observe/trace.c loads them on
  * demand, never at attach): the same stages, no side effects. */
 SEC("tc")
 int xdpnet_trace_tc(struct __sk_buff *skb)

@@ -20,7 +20,7 @@
 #define XDPNET_DECIDE_H
 
 #include "xdpnet_parse.h"
-#include "xdpnet_maps.h"
+#include "xdpnet_state.h"
 #include "xdpnet_live.h"
 #include "xdpnet_csum.h"
 #include "xdpnet_trace.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The frame dump (xdpnet dump, user/core/dump.c): both stages copy the
+ * The frame dump (xdpnet dump, user/observe/dump.c): both stages copy the
  * frames they decide on, with the decision, into dump_rb while
  * xdpnet_dump.on says a dump runs. A full ring loses the record, counted
  * in xdpnet_dump.lost, never the frame.
@@ -8,12 +8,7 @@
 #ifndef XDPNET_DUMP_H
 #define XDPNET_DUMP_H
 
-struct xdpnet_dump_ctl xdpnet_dump SEC(".data.dump") = {};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, XDPNET_DUMP_RING);
-} dump_rb SEC(".maps");
+#include "xdpnet_maps.h"
 
 static __always_inline __u32 dump_path(__u32 verdict)
 {

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The FDB mirror: tracepoint programs on the bridge's own FDB events keep
- * the datapath's fdb map a copy of what the bridge learned, with no user
- * space process running.
+ * The FDB mirror: tracepoint programs on the bridge's own FDB events
+ * (xdpnet.bpf.c's tp_btf entry points, each a call of the function here
+ * of its name) keep the datapath's fdb map a copy of what the bridge
+ * learned, with no user space process running.
  *
  *  - bridge:br_fdb_update fires when the bridge learns a source, moves it
  *    to another port (any port: a VXLAN uplink too) or sees it again after
@@ -20,6 +21,8 @@
  */
 #ifndef XDPNET_FDB_H
 #define XDPNET_FDB_H
+
+#include "xdpnet_state.h"
 
 /* net/bridge/br_private.h: bit of BR_FDB_LOCKED in the flags argument
  * (Linux 6.0; the bit was unused before). */
@@ -40,10 +43,10 @@ static __always_inline int fdb_key_from(struct xdpnet_fdb_key *k,
 	return bpf_probe_read_kernel(k->mac, ETH_ALEN, addr);
 }
 
-SEC("tp_btf/br_fdb_update")
-int BPF_PROG(xdpnet_fdb_update, struct net_bridge *br,
-	     struct net_bridge_port *source, const unsigned char *addr,
-	     __u16 vid, unsigned long flags)
+static __always_inline int fdb_update(struct net_bridge *br,
+				      struct net_bridge_port *source,
+				      const unsigned char *addr, __u16 vid,
+				      unsigned long flags)
 {
 	struct xdpnet_fdb_val nv = {}, *sv;
 	struct xdpnet_fdb_key k;
@@ -77,9 +80,8 @@ int BPF_PROG(xdpnet_fdb_update, struct net_bridge *br,
 	return 0;
 }
 
-SEC("tp_btf/fdb_delete")
-int BPF_PROG(xdpnet_fdb_delete, struct net_bridge *br,
-	     struct net_bridge_fdb_entry *f)
+static __always_inline int fdb_delete(struct net_bridge *br,
+				      struct net_bridge_fdb_entry *f)
 {
 	struct xdpnet_fdb_key k = {};
 
@@ -114,18 +116,16 @@ static __always_inline void fdb_forget(const unsigned char *addr, __u16 vid)
 /* dev is the bridge or one of its ports; which bridge is not cheap to
  * tell here, so any bridge of this namespace drops its copy (safe: the
  * frames take the bridge until the copy is back). */
-SEC("tp_btf/br_fdb_add")
-int BPF_PROG(xdpnet_fdb_add, struct ndmsg *ndm, struct net_device *dev,
-	     const unsigned char *addr, __u16 vid, __u16 nlh_flags)
+static __always_inline int fdb_add(struct net_device *dev,
+				   const unsigned char *addr, __u16 vid)
 {
 	if (our_netns(dev))
 		fdb_forget(addr, vid);
 	return 0;
 }
 
-SEC("tp_btf/br_fdb_external_learn_add")
-int BPF_PROG(xdpnet_fdb_ext_learn, struct net_bridge *br,
-	     struct net_bridge_port *p, const unsigned char *addr, __u16 vid)
+static __always_inline int fdb_ext_learn(struct net_bridge *br,
+					 const unsigned char *addr, __u16 vid)
 {
 	if (our_bridge(br))
 		fdb_forget(addr, vid);

@@ -27,6 +27,8 @@
 #ifndef XDPNET_LIVE_H
 #define XDPNET_LIVE_H
 
+#include "xdpnet_maps.h"
+
 /* Reading the ingress port: */
 enum xdpnet_live {
 	XDPNET_LIVE_OK,	     /* in *flags: XDPNET_PORT_* as the bridge says */
@@ -56,13 +58,6 @@ enum xdpnet_live {
 
 extern void *bpf_cast_to_kern_ctx(void *) __ksym;
 extern void *bpf_rdonly_cast(void *obj, __u32 btf_id) __ksym;
-
-/* Each carried port by slot, as its frames last came in (include/
- * xdpnet.h): written by the stages only, on the ingress read; read by the
- * egress read as untrusted memory. The port's own line holds all the
- * egress read needs of the bridge (the port's device, bridge, flags and
- * state), so the egress device's receive-side lines stay out of it. */
-struct xdpnet_kport xdpnet_kports[XDPNET_MAX_PORTS] SEC(".data.kdev");
 
 /* The bridge's flags of port p as XDPNET_PORT_* (FWD: forwarding). */
 static __always_inline __u32 live_flags(struct net_bridge_port *p)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The datapath's state: one set per bridge, pinned under
- * /sys/fs/bpf/xdpnet/BRIDGE/ (user/pins.c). The types are in
- * include/xdpnet.h.
+ * /sys/fs/bpf/xdpnet/BRIDGE/ (user/state/pins.c). Every map and global of
+ * xdpnet.bpf.o is defined here and nowhere else; the types are in
+ * include/xdpnet.h, what reads and changes them in xdpnet_state.h.
  */
 #ifndef XDPNET_MAPS_H
 #define XDPNET_MAPS_H
@@ -21,12 +22,6 @@ struct xdpnet_cfg xdpnet_cfg SEC(".data.cfg") = {};
 /* The datapath's own state: the generation of everything decisions rest
  * on (include/xdpnet.h). A section of its own, as cfg. */
 struct xdpnet_rt xdpnet_rt SEC(".data.rt") = {};
-
-/* Bump the generation: after a change, never before it. */
-static __always_inline void xdpnet_gen_bump(void)
-{
-	__sync_fetch_and_add(&xdpnet_rt.gen, 1);
-}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -116,61 +111,23 @@ struct {
 	__type(value, struct xdpnet_stats);
 } stats SEC(".maps");
 
-static __always_inline void xdpnet_count(__u32 slot, __u32 ctr, __u32 len)
-{
-	struct xdpnet_stats *s;
+/* The frame dump (xdpnet dump, bpf/xdpnet_dump.h): its switch and
+ * counts, and the ring both stages copy frames into while it is on. */
+struct xdpnet_dump_ctl xdpnet_dump SEC(".data.dump") = {};
 
-#ifdef XN_PERF_NOSTATS /* performance experiments only */
-	return;
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, XDPNET_DUMP_RING);
+} dump_rb SEC(".maps");
+
+#ifdef XDPNET_LIVE
+/* Live datapath (bpf/xdpnet_live.h): each carried port by slot, as its
+ * frames last came in (include/xdpnet.h): written by the stages only, on
+ * the ingress read; read by the egress read as untrusted memory. The
+ * port's own line holds all the egress read needs of the bridge (the
+ * port's device, bridge, flags and state), so the egress device's
+ * receive-side lines stay out of it. */
+struct xdpnet_kport xdpnet_kports[XDPNET_MAX_PORTS] SEC(".data.kdev");
 #endif
-	s = bpf_map_lookup_elem(&stats, &slot);
-	/* (ctr may come from a map, the decision cache: checked where the
-	 * verifier sees it.) */
-	barrier_var(ctr);
-	if (!s || ctr >= XDPNET_C_MAX)
-		return;
-	s->c[ctr].packets++;
-	s->c[ctr].bytes += len;
-}
-
-/* Every change to the FDB copy ends here: count it, and bump the
- * generation. */
-static __always_inline void xdpnet_fdb_event(__u32 ev)
-{
-	__u64 *n = bpf_map_lookup_elem(&fdb_ev, &ev);
-
-	xdpnet_gen_bump();
-	if (n)
-		(*n)++;
-}
-
-/* The carried port with this ifindex: its entry, and its slot in *slot. */
-static __always_inline struct xdpnet_port *port_by_ifindex(__u32 ifindex,
-							   __u32 *slot)
-{
-	struct xdpnet_port *p;
-	__u32 *s;
-
-	s = bpf_map_lookup_elem(&port_idx, &ifindex);
-	if (!s)
-		return NULL;
-	p = bpf_map_lookup_elem(&ports, s);
-	if (!p || p->ifindex != ifindex)
-		return NULL;
-	*slot = *s;
-	return p;
-}
-
-/* Where the port of an FDB entry is, now: fills v->slot (0 when the port
- * is not carried) as of the current port generation. */
-static __always_inline void fdb_resolve(struct xdpnet_fdb_val *v)
-{
-	__u32 slot = 0;
-
-	if (!port_by_ifindex(v->ifindex, &slot))
-		slot = 0;
-	v->slot = slot;
-	v->gen = xdpnet_cfg.port_gen;
-}
 
 #endif /* XDPNET_MAPS_H */

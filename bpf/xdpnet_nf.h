@@ -24,7 +24,7 @@
 
 #include "xdpnet_parse.h"
 #include "xdpnet_csum.h"
-#include "xdpnet_maps.h"
+#include "xdpnet_state.h"
 #include "xdpnet_trace.h"
 #include "xdpnet_frame.h"
 

@@ -2,7 +2,7 @@
 /*
  * Can this kernel run libxdp's dispatcher? It calls each program through
  * a global function that the program replaces (BPF_PROG_TYPE_EXT,
- * "freplace"), which needs BPF trampolines. user/core/multiprog.c loads
+ * "freplace"), which needs BPF trampolines. user/datapath/multiprog.c loads
  * xdpnet_probe_main, then xdpnet_probe_ext in place of its slot, and
  * links it: what the dispatcher does.
  */

@@ -9,7 +9,7 @@ on taps of one bridge, with no VM and no KVM.
             detached queue, so that their carrier stays on while the
             xnb_vhost processes of each cell come and go
 
-A cell's xnb_vhost processes (scripts/bench_tools/xnb_vhost.c) play the
+A cell's xnb_vhost processes (scripts/bench_tools/xnb_vhost*.c) play the
 guests' virtio-net drivers against /dev/vhost-net: frames leave through
 vhost-net's handle_tx (tun_sendmsg(): batches of XDP buffers through
 tun_xdp_one() for every frame that fits a page) and arrive through

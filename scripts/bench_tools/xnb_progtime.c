@@ -54,9 +54,9 @@
 
 #include "xdpnet.h"
 #include "lib/frame.h"
-#include "core/owner.h"
-#include "core/load.h"
-#include "core/system.h"
+#include "state/owner.h"
+#include "state/system.h"
+#include "datapath/load.h"
 #include "xnb_minimal.h"
 #include "xnb_minimal.skel.h"
 #include "xnb_tool.h"
@@ -218,6 +218,7 @@ int main(int argc, char **argv)
 	int have_src = 0, have_dst = 0, fd[P_N], calls = 2000, rounds = 7;
 	int repeat = 1;
 	__u32 in_if, out_if;
+	struct xn_bridge br;
 	struct xn_state s;
 	int opt, r, f, p, i;
 
@@ -271,8 +272,7 @@ int main(int argc, char **argv)
 	libbpf_set_print(NULL);
 	if (xn_ensure_bpffs())
 		return 1;
-	xn_state_init(&s, bridge);
-	if (xn_state_open(&s, bridge))
+	if (xn_bridge_open(&br, bridge, 0) || xn_state_open(&s, &br))
 		die("%s: no xdpnet state here (attach it first)", bridge);
 	if (s.prog_xdp < 0 || s.prog_tc < 0)
 		die("%s: its XDP stage is not pinned", bridge);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * Helpers the scripts/bench tools (scripts/bench_tools/xnb_*.c) share.
- * Each tool is one .c file; this header is all they have in common.
+ * Each tool is one .c file (xnb_vhost: one per mode, xnb_vhost.h); this
+ * header is all they have in common.
  */
 #ifndef XNB_TOOL_H
 #define XNB_TOOL_H

@@ -22,6 +22,7 @@
 #include "lib/nl.h"
 #include "lib/tcx.h"
 #include "lib/util.h"
+#include "state/netns.h"
 
 #define BR_STATE_FORWARDING 3
 
@@ -294,7 +295,7 @@ const char *xt_env_setup(void)
 	sched_getaffinity(0, sizeof(cpus_at_start), &cpus_at_start);
 	if (unshare(CLONE_NEWNET))
 		return "cannot create a network namespace (unshare)";
-	xt_env.netns_ino = xn_netns_ino();
+	xt_env.netns_ino = xn_netns_self()->ino;
 	/* Quiet ports: no IPv6 autoconfiguration, DAD or MLD, whose frames
 	 * would teach the bridge addresses behind our backs. */
 	if (write_file("/proc/sys/net/ipv6/conf/all/disable_ipv6", "1") ||

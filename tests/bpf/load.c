@@ -22,7 +22,7 @@
 #include "harness.h"
 #include "xdpnet.skel.h"
 #include "xdpnet_live.skel.h"
-#include "core/load.h"
+#include "datapath/load.h"
 
 static const char *const map_names[XT_NR_MAPS] = {
 	[XT_M_CFG] = ".data.cfg",	  [XT_M_FDB] = "fdb",

@@ -2,12 +2,24 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # contrib/bash-completion: what TAB offers after each kind of word, with
 # `ip` replaced by a function that lists two bridges (no root, no devices).
+# It reads the built xdpnet's option tables (XDPNET_COMPLETE=1 xdpnet).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+XDPNET=${XDPNET:-$ROOT/build/xdpnet}
+if [ ! -x "$XDPNET" ]; then
+	echo "not ok - $XDPNET not built: completion reads its tables"
+	exit 1
+fi
+PATH=$(dirname "$XDPNET"):$PATH
 # shellcheck source=contrib/bash-completion
 . "$ROOT/contrib/bash-completion"
 
 ip() {
+	if [ "$*" = "-o link show master xncbr0" ]; then
+		echo '4: vnet0@if3: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 master xncbr0 state UP'
+		echo '5: vnet1: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 master xncbr0 state UP'
+		return 0
+	fi
 	[ "$*" = "-o link show type bridge" ] || return 1
 	echo '3: xncbr0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc noqueue state UP'
 	echo '7: virbr1: <NO-CARRIER,BROADCAST,MULTICAST,UP> mtu 1500 qdisc noqueue state DOWN'
@@ -87,10 +99,14 @@ expect "--v" "--verbose --version"
 expect "stats xncbr0 --p" "--pretty --prom"
 expect "dump xncbr0 -s " ""
 expect "version -" ""
+expect "dump xncbr0 --port " "vnet0 vnet1"
+expect "trace xncbr0 --in v" "vnet0 vnet1"
+expect "dump xncbr0 --port = " "vnet0 vnet1"
+expect "--json status " "xncbr0 virbr1"
+expect "attach xncbr0 --strict " ""
 # Every command's long options, as its help lists them (the binary's
 # option tables), are what TAB offers after "--", and no more; but an
 # option kept only for compatibility (attach --strict, no effect).
-XDPNET=${XDPNET:-$ROOT/build/xdpnet}
 if [ -x "$XDPNET" ]; then
 	for v in attach follow detach status fdb stats latency exporter dump trace; do
 		opts=$("$XDPNET" help "$v" | grep -v 'for compatibility' | grep -oE '^ +(-., )?--[a-z0-9-]+' | grep -oE -- '--[a-z0-9-]+' | paste -sd ' ')

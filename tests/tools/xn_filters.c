@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/nl.h"
 #include "filters/filters.h"
 
 static char *slurp(const char *path)
@@ -115,7 +116,10 @@ int main(int argc, char **argv)
 	}
 	in.bridge = argv[optind];
 	if (!offline) {
-		if (xn_filt_read_live(in.bridge, 0, &live)) {
+		struct xn_link br;
+
+		if (xn_get_link(in.bridge, &br) ||
+		    xn_filt_read_live(br.ifindex, 0, &live)) {
 			fprintf(stderr, "xn_filters: no bridge %s\n",
 				in.bridge);
 			return 3;

@@ -17,9 +17,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "xdpnet.h"
-#include "lib/exit.h"
 #include "lib/json_writer.h"
-#include "core/load.h"
+#include "datapath/load.h"
 #include "cmd/cli.h"
 #include "cmd/cmd.h"
 
@@ -44,9 +43,141 @@ static void reset_getopt(void)
 		;
 }
 
+/*
+ * What a command line says, flattened for the tables below: the command
+ * (by its definition, as an enum here) and every command's options in one
+ * struct, each command's own copied from its options struct. The parser
+ * keeps them apart (cmd/cmd.h); the cases read them as one.
+ */
+enum xn_cmd {
+	XN_CMD_NONE,
+	XN_CMD_ATTACH,
+	XN_CMD_DETACH,
+	XN_CMD_STATUS,
+	XN_CMD_FDB,
+	XN_CMD_HELP,
+	XN_CMD_VERSION,
+	XN_CMD_STATS,
+	XN_CMD_LATENCY,
+	XN_CMD_EXPORTER,
+	XN_CMD_FOLLOW,
+	XN_CMD_DUMP,
+	XN_CMD_TRACE,
+};
+
+struct flat {
+	enum xn_cmd cmd;
+	const char *bridge, *arg, *topic;
+	int json, pretty, verbose;
+	/* attach */
+	unsigned int mode;
+	int follow, no_follow, bypass_filters, strict;
+	__u32 size[XN_SIZE_N];
+	/* stats, exporter */
+	double interval;
+	int count, latency, reset, prom, lat_pairs;
+	const char *listen;
+	/* dump */
+	const char *port, *write;
+	unsigned int paths, snaplen;
+	/* trace */
+	const char *in, *pcap;
+	struct xn_frame_spec frame;
+	unsigned long frame_no;
+};
+
+static void flatten(const struct xn_cli *cli, struct flat *o)
+{
+	static const struct {
+		const struct xn_cmd_def *def;
+		enum xn_cmd cmd;
+	} cmds[] = {
+		{ &xn_cmd_attach, XN_CMD_ATTACH },
+		{ &xn_cmd_detach, XN_CMD_DETACH },
+		{ &xn_cmd_status, XN_CMD_STATUS },
+		{ &xn_cmd_fdb, XN_CMD_FDB },
+		{ &xn_cmd_help, XN_CMD_HELP },
+		{ &xn_cmd_version, XN_CMD_VERSION },
+		{ &xn_cmd_stats, XN_CMD_STATS },
+		{ &xn_cmd_latency, XN_CMD_LATENCY },
+		{ &xn_cmd_exporter, XN_CMD_EXPORTER },
+		{ &xn_cmd_follow, XN_CMD_FOLLOW },
+		{ &xn_cmd_dump, XN_CMD_DUMP },
+		{ &xn_cmd_trace, XN_CMD_TRACE },
+	};
+	const struct xn_opts *c = cli->opts;
+	unsigned int i;
+
+	memset(o, 0, sizeof(*o));
+	o->frame.vlan = -1;
+	for (i = 0; i < ARRAY_SIZE(cmds); i++)
+		if (cli->cmd == cmds[i].def)
+			o->cmd = cmds[i].cmd;
+	if (!c)
+		return;
+	o->bridge = c->bridge;
+	o->arg = c->arg;
+	o->json = c->json;
+	o->pretty = c->pretty;
+	o->verbose = c->verbose;
+	if (o->cmd == XN_CMD_HELP)
+		o->topic = c->arg;
+	if (o->cmd == XN_CMD_ATTACH) {
+		const struct xn_attach_args *a = cli->opts;
+
+		o->mode = a->mode;
+		o->follow = a->follow;
+		o->no_follow = a->no_follow;
+		o->bypass_filters = a->bypass_filters;
+		o->strict = a->strict;
+		memcpy(o->size, a->size, sizeof(o->size));
+	} else if (o->cmd == XN_CMD_STATS) {
+		const struct xn_stats_args *a = cli->opts;
+
+		o->interval = a->interval;
+		o->count = a->count;
+		o->latency = a->latency;
+		o->reset = a->reset;
+		o->prom = a->prom;
+		o->lat_pairs = a->lat_pairs;
+	} else if (o->cmd == XN_CMD_EXPORTER) {
+		const struct xn_exporter_args *a = cli->opts;
+
+		o->listen = a->listen;
+		o->lat_pairs = a->lat_pairs;
+	} else if (o->cmd == XN_CMD_DUMP) {
+		const struct xn_dump_args *a = cli->opts;
+
+		o->port = a->port;
+		o->paths = a->paths;
+		o->count = a->count;
+		o->snaplen = a->snaplen;
+		o->write = a->write;
+	} else if (o->cmd == XN_CMD_TRACE) {
+		const struct xn_trace_args *a = cli->opts;
+
+		o->in = a->in;
+		o->pcap = a->pcap;
+		o->frame = a->frame;
+		o->frame_no = a->frame_no;
+	}
+}
+
+/* xn_parse_args into o: its result. */
+static int parse_argv(int argc, char **argv, struct flat *o, char *err,
+		      size_t errlen)
+{
+	struct xn_cli cli;
+	int rc = xn_parse_args(argc, argv, &cli, err, errlen);
+
+	flatten(&cli, o);
+	xn_cli_free(&cli);
+	return rc;
+}
+
 /* argv[0] is "xdpnet"; args is NULL-terminated. Returns xn_parse_args's
  * result; err is pre-filled so that a missing message is noticed. */
-static int parse_raw(const char *const *args, struct xn_opts *o, char *err,
+static int parse_raw(const char *const *args, struct flat *o, char *err,
 		     size_t errlen, int reset)
 {
 	static char store[MAX_ARGS + 1][64];
@@ -65,10 +196,10 @@ static int parse_raw(const char *const *args, struct xn_opts *o, char *err,
 	memset(o, 0xa5, sizeof(*o));
 	if (reset)
 		reset_getopt();
-	return xn_parse_args(argc, argv, o, err, errlen);
+	return parse_argv(argc, argv, o, err, errlen);
 }
 
-static int parse(const char *const *args, struct xn_opts *o, char *err,
+static int parse(const char *const *args, struct flat *o, char *err,
 		 size_t errlen)
 {
 	return parse_raw(args, o, err, errlen, 1);
@@ -187,7 +318,7 @@ static void test_valid(void **state)
 	(void)state;
 	for (i = 0; i < ARRAY_SIZE(ok_cases); i++) {
 		const struct ok_case *c = &ok_cases[i];
-		struct xn_opts o;
+		struct flat o;
 		char err[256], what[256];
 		int rc;
 
@@ -255,7 +386,7 @@ static void test_attach_follow_options(void **state)
 
 	(void)state;
 	for (i = 0; i < ARRAY_SIZE(attach_cases); i++) {
-		struct xn_opts o;
+		struct flat o;
 		char err[256], what[256];
 		int rc;
 
@@ -301,7 +432,7 @@ static void test_dump_options(void **state)
 		A("dump"),
 		A("stats", "br0", "-w", "x"),
 	};
-	struct xn_opts o;
+	struct flat o;
 	char err[128];
 	unsigned int i;
 
@@ -392,7 +523,7 @@ static void test_trace_options(void **state)
 		{ A("dump", "br0", "--in", "p1"),
 		  "--in is not an option of dump" },
 	};
-	struct xn_opts o;
+	struct flat o;
 	char err[256];
 	unsigned int i;
 
@@ -431,12 +562,12 @@ static void test_bridge_points_into_argv(void **state)
 {
 	char a0[] = "xdpnet", a1[] = "status", a2[] = "br7";
 	char *argv[] = { a0, a1, a2, NULL };
-	struct xn_opts o;
+	struct flat o;
 	char err[128];
 
 	(void)state;
 	reset_getopt();
-	assert_int_equal(xn_parse_args(3, argv, &o, err, sizeof(err)), 0);
+	assert_int_equal(parse_argv(3, argv, &o, err, sizeof(err)), 0);
 	assert_ptr_equal(o.bridge, a2);
 }
 
@@ -590,7 +721,7 @@ static void test_errors(void **state)
 	(void)state;
 	for (i = 0; i < ARRAY_SIZE(err_cases); i++) {
 		const struct err_case *c = &err_cases[i];
-		struct xn_opts o;
+		struct flat o;
 		char err[256], what[256];
 		int rc;
 
@@ -615,7 +746,7 @@ static void test_errors(void **state)
 static void test_error_small_buffer(void **state)
 {
 	const char *args[] = { "frobnicate-this-command", NULL };
-	struct xn_opts o;
+	struct flat o;
 	char buf[16];
 
 	(void)state;
@@ -636,7 +767,7 @@ static void bug_mode_without_value_message(void **state)
 {
 	const char *a1[] = { "attach", "br0", "--mode", NULL };
 	const char *a2[] = { "attach", "br0", "-m", NULL };
-	struct xn_opts o;
+	struct flat o;
 	char err[256];
 
 	(void)state;
@@ -660,7 +791,7 @@ static void bug_mode_without_value_message(void **state)
 static void bug_unknown_option_in_cluster_message(void **state)
 {
 	const char *args[] = { "-xv", "status", NULL };
-	struct xn_opts o;
+	struct flat o;
 	char err[256];
 
 	(void)state;
@@ -682,16 +813,16 @@ static void bug_reparse_after_short_option_cluster(void **state)
 	char a0[] = "xdpnet", h[] = "-hv", b0[] = "xdpnet", s[] = "status";
 	char *help[] = { a0, h, NULL };
 	char *status[] = { b0, s, NULL };
-	struct xn_opts o;
+	struct flat o;
 	char err[256] = "";
 	int rc;
 
 	(void)state;
 	reset_getopt();
-	assert_int_equal(xn_parse_args(2, help, &o, err, sizeof(err)), 0);
+	assert_int_equal(parse_argv(2, help, &o, err, sizeof(err)), 0);
 	assert_int_equal(o.cmd, XN_CMD_HELP);
 	/* a second call, as a test or a long-running caller would make */
-	rc = xn_parse_args(2, status, &o, err, sizeof(err));
+	rc = parse_argv(2, status, &o, err, sizeof(err));
 	reset_getopt();
 	if (rc != 0 || o.cmd != XN_CMD_STATUS || o.verbose != 0)
 		fail_msg("'status' after '-hv': rc %d cmd %d verbose %d err "
@@ -758,9 +889,9 @@ static void test_usage(void **state)
 	/* each command on a line of its own, name first (the libvirt
 	 * tests look for '^ +follow ') */
 	for (i = 0; i < xn_ncmds; i++) {
-		snprintf(line, sizeof(line), "\n  %s ", xn_cmds[i].name);
+		snprintf(line, sizeof(line), "\n  %s ", xn_cmds[i]->name);
 		if (!strstr(buf, line))
-			fail_msg("no line for %s", xn_cmds[i].name);
+			fail_msg("no line for %s", xn_cmds[i]->name);
 	}
 	free(buf);
 }
@@ -773,7 +904,7 @@ static void test_cmd_usage(void **state)
 
 	(void)state;
 	for (i = 0; i < xn_ncmds; i++) {
-		const struct xn_cmd_def *c = &xn_cmds[i];
+		const struct xn_cmd_def *c = xn_cmds[i];
 		char *buf = printed(cmd_usage, c->name), want[64], *nl;
 		const struct xn_opt *p;
 
@@ -849,7 +980,7 @@ static void test_help_topic(void **state)
 
 	(void)state;
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		struct xn_opts o;
+		struct flat o;
 		char err[256], what[256];
 		int rc;
 
@@ -882,7 +1013,7 @@ static void test_version_options(void **state)
 
 	(void)state;
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		struct xn_opts o;
+		struct flat o;
 		char err[256], what[256];
 
 		describe(cases[i], what, sizeof(what));
@@ -897,7 +1028,8 @@ static void test_version_options(void **state)
  * (captured from stdout). */
 static void test_version_output(void **state)
 {
-	struct xn_opts o;
+	struct xn_opts o = { 0 };
+	struct xn_cli cli = { .cmd = &xn_cmd_version, .opts = &o };
 	char out[512] = "", want[128];
 	FILE *tmp = tmpfile();
 	int saved;
@@ -906,13 +1038,11 @@ static void test_version_output(void **state)
 	(void)state;
 	assert_string_equal(XDPNET_VERSION_STR, "0.3.0");
 	assert_non_null(tmp);
-	memset(&o, 0, sizeof(o));
-	o.cmd = XN_CMD_VERSION;
 	fflush(stdout);
 	saved = dup(1);
 	assert_true(saved >= 0);
 	assert_true(dup2(fileno(tmp), 1) == 1);
-	assert_int_equal(xn_cmd_run(&o), XN_OK);
+	assert_int_equal(xn_cmd_run(&cli), XN_OK);
 	fflush(stdout);
 	assert_true(dup2(saved, 1) == 1);
 	close(saved);
@@ -939,9 +1069,9 @@ static void test_option_tables(void **state)
 
 	(void)state;
 	for (i = 0; i <= xn_ncmds; i++) {
-		t = i < xn_ncmds ? xn_cmds[i].opts : xn_global_opts;
+		t = i < xn_ncmds ? xn_cmds[i]->opts : xn_global_opts;
 		for (p = t; p->name; p++) {
-			const char *cmd = i < xn_ncmds ? xn_cmds[i].name
+			const char *cmd = i < xn_ncmds ? xn_cmds[i]->name
 						       : "(global)";
 
 			if (!p->help || !p->help[0] || strchr(p->help, '\n'))
@@ -974,14 +1104,14 @@ static void test_option_tables(void **state)
 			 * everywhere */
 			for (k = 0; k <= xn_ncmds; k++) {
 				const struct xn_opt *u =
-					k < xn_ncmds ? xn_cmds[k].opts
+					k < xn_ncmds ? xn_cmds[k]->opts
 						     : xn_global_opts;
 
 				for (q = u; q->name; q++)
 					if (!strcmp(q->name, p->name) &&
 					    (q->letter != p->letter ||
 					     !q->arg != !p->arg ||
-					     q->id != p->id))
+					     q->type != p->type))
 						fail_msg("--%s differs between "
 							 "tables",
 							 p->name);
@@ -1001,13 +1131,13 @@ static void test_option_tables(void **state)
 	for (i = 0; i < xn_ncmds; i++) {
 		int j = 0, pr = 0;
 
-		for (p = xn_cmds[i].opts; p->name; p++) {
+		for (p = xn_cmds[i]->opts; p->name; p++) {
 			j |= !strcmp(p->name, "json");
 			pr |= !strcmp(p->name, "pretty");
 		}
 		if (j != pr)
 			fail_msg("%s: --json without --pretty or the other way",
-				 xn_cmds[i].name);
+				 xn_cmds[i]->name);
 	}
 }
 
@@ -1042,7 +1172,7 @@ static void test_json_pretty(void **state)
 
 	(void)state;
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		struct xn_opts o;
+		struct flat o;
 		char err[256], what[256];
 
 		describe(cases[i].args, what, sizeof(what));
@@ -1054,7 +1184,7 @@ static void test_json_pretty(void **state)
 				 cases[i].pretty);
 	}
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		struct xn_opts o;
+		struct flat o;
 		char err[256], what[256];
 
 		describe(bad[i].args, what, sizeof(what));
@@ -1144,7 +1274,7 @@ static void test_size_options(void **state)
 
 	(void)state;
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		struct xn_opts o;
+		struct flat o;
 		char err[256], what[256];
 		int rc;
 

@@ -17,11 +17,11 @@
 #include <cmocka.h>
 #include "xdpnet.h"
 #include "lib/util.h"
-#include "core/names.h"
-#include "core/counters.h"
+#include "datapath/names.h"
+#include "datapath/counters.h"
 #include "lib/json_writer.h"
-#include "out/fdb.h"
-#include "out/status.h"
+#include "render/fdb.h"
+#include "render/status.h"
 #include "jsonv.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

@@ -2,7 +2,7 @@
 /*
  * Unit tests for xdpnet trace's frames: user/lib/frame.c (a frame from
  * fields, its checksums checked here by a sum of our own) and
- * user/lib/pcap_read.c (pcapng as out/pcapng.c writes it, classic pcap of
+ * user/lib/pcap_read.c (pcapng as render/pcapng.c writes it, classic pcap of
  * either byte order, and the captures it must refuse).
  */
 #include <setjmp.h>
@@ -17,7 +17,7 @@
 #include <cmocka.h>
 #include "lib/frame.h"
 #include "lib/pcap_read.h"
-#include "out/pcapng.h"
+#include "render/pcapng.h"
 
 static unsigned int get16(const uint8_t *p)
 {

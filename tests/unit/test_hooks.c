@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Unit tests for the choices of user/core/hooks.c that need no kernel:
+ * Unit tests for the choices of user/datapath/hooks.c that need no kernel:
  * which TC hook a port gets, and what the XDP stage does on a port given
  * what is there. No root needed.
  */
@@ -11,8 +11,8 @@
 #include <cmocka.h>
 #include "xdpnet.h"
 #include "lib/nl.h"
-#include "core/hooks.h"
-#include "core/multiprog.h"
+#include "datapath/hooks.h"
+#include "datapath/multiprog.h"
 
 static void test_tc_hook_kind(void **state)
 {

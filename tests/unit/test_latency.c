@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Unit tests for the latency histograms' math (user/core/histogram.c):
+ * Unit tests for the latency histograms' math (user/observe/histogram.c):
  * bucket bounds, quantiles interpolated in their bucket, sums over CPUs,
  * and the path names. No root needed.
  */
@@ -11,8 +11,8 @@
 #include <string.h>
 #include <cmocka.h>
 #include "xdpnet.h"
-#include "core/names.h"
-#include "core/histogram.h"
+#include "datapath/names.h"
+#include "observe/histogram.h"
 
 static void test_bounds(void **state)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Unit tests for the per-bridge locks (user/core/lock.c) under a scratch
+ * Unit tests for the per-bridge locks (user/state/lock.c) under a scratch
  * run directory: the bridge lock excludes a second holder (another open
  * file in this process, or another process) and is free again once
  * released; the follower's lifetime lock says who runs; a detach's
@@ -19,8 +19,9 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 #include "xdpnet.h"
-#include "core/paths.h"
-#include "core/lock.h"
+#include "state/paths.h"
+#include "state/lock.h"
+#include "handle.h"
 
 static char tmp[64], run[128];
 
@@ -52,23 +53,26 @@ static void test_lock_excludes(void **state)
 	int a, b;
 
 	(void)state;
-	a = xn_lock("br0", 0);
+	a = xn_lock(B("br0"), 0);
 	assert_true(a >= 0);
-	assert_int_equal(xn_run_path(path, sizeof(path), "br0", XN_RUN_LOCK),
-			 0);
+	snprintf(path, sizeof(path), "%s", B("br0")->path.run[XN_RUN_LOCK]);
 	assert_int_equal(access(path, F_OK), 0);
 	/* A second holder waits, and gives up after its timeout. */
-	assert_int_equal(xn_lock("br0", 0), -1);
+	assert_int_equal(xn_lock(B("br0"), 0), -1);
 	/* Another bridge's lock is another lock. */
-	b = xn_lock("br1", 0);
+	b = xn_lock(B("br1"), 0);
 	assert_true(b >= 0);
 	xn_unlock(b);
 	xn_unlock(a);
-	a = xn_lock("br0", 0);
+	a = xn_lock(B("br0"), 0);
 	assert_true(a >= 0);
 	xn_unlock(a);
-	/* A bad name has no lock. */
-	assert_int_equal(xn_lock("../x", 0), -1);
+	/* A bad name has no handle, and so no lock. */
+	{
+		struct xn_bridge br;
+
+		assert_int_equal(xn_bridge_open(&br, "../x", 0), -EINVAL);
+	}
 }
 
 static void test_lock_between_processes(void **state)
@@ -84,7 +88,7 @@ static void test_lock_between_processes(void **state)
 	assert_true(pid >= 0);
 	if (!pid) {
 		/* Child: take the lock, say so, hold it until told. */
-		int fd = xn_lock("br2", 0);
+		int fd = xn_lock(B("br2"), 0);
 
 		c = fd >= 0 ? 'y' : 'n';
 		if (write(p[1], &c, 1) != 1 || read(q[0], &c, 1) != 1)
@@ -94,10 +98,10 @@ static void test_lock_between_processes(void **state)
 	}
 	assert_int_equal(read(p[0], &c, 1), 1);
 	assert_int_equal(c, 'y');
-	assert_int_equal(xn_lock("br2", 0), -1);
+	assert_int_equal(xn_lock(B("br2"), 0), -1);
 	/* Released when it lets go (or dies): ours within a second. */
 	assert_int_equal(write(q[1], "x", 1), 1);
-	lk = xn_lock("br2", 1);
+	lk = xn_lock(B("br2"), 1);
 	assert_true(lk >= 0);
 	xn_unlock(lk);
 	assert_int_equal(waitpid(pid, &st, 0), pid);
@@ -110,19 +114,19 @@ static void test_follow_lock(void **state)
 	int fd;
 
 	(void)state;
-	assert_int_equal(xn_follower_alive("br3", &pid), 0);
+	assert_int_equal(xn_follower_alive(B("br3"), &pid), 0);
 	assert_int_equal(pid, 0);
-	fd = xn_follow_lock("br3", &pid);
+	fd = xn_follow_lock(B("br3"), &pid);
 	assert_true(fd >= 0);
 	/* Held: alive, with our pid from the pid file. */
-	assert_int_equal(xn_follower_alive("br3", &pid), 1);
+	assert_int_equal(xn_follower_alive(B("br3"), &pid), 1);
 	assert_int_equal(pid, getpid());
 	/* A second follower is refused and told who runs. */
 	pid = 0;
-	assert_int_equal(xn_follow_lock("br3", &pid), -EBUSY);
+	assert_int_equal(xn_follow_lock(B("br3"), &pid), -EBUSY);
 	assert_int_equal(pid, getpid());
 	close(fd);
-	assert_int_equal(xn_follower_alive("br3", &pid), 0);
+	assert_int_equal(xn_follower_alive(B("br3"), &pid), 0);
 }
 
 /* Detaches racing: processes that each take the bridge lock, remove the
@@ -144,7 +148,7 @@ static void test_remove_under_contention(void **state)
 			int i, lk, m, two = 0;
 
 			for (i = 0; i < 300; i++) {
-				lk = xn_lock("br4", 10);
+				lk = xn_lock(B("br4"), 10);
 				if (lk < 0)
 					_exit(2);
 				m = open(marker, O_CREAT | O_EXCL | O_WRONLY,
@@ -157,7 +161,7 @@ static void test_remove_under_contention(void **state)
 					unlink(marker);
 				/* Last, as in detach: once the file is
 				 * gone, the next one may lock anew. */
-				xn_run_remove("br4");
+				xn_run_remove(B("br4"));
 				xn_unlock(lk);
 			}
 			_exit(two ? 1 : 0);
@@ -179,26 +183,24 @@ static void test_run_remove(void **state)
 	int fol, lk;
 
 	(void)state;
-	fol = xn_follow_lock("br5", &pid);
+	fol = xn_follow_lock(B("br5"), &pid);
 	assert_true(fol >= 0);
-	lk = xn_lock("br5", 0);
+	lk = xn_lock(B("br5"), 0);
 	assert_true(lk >= 0);
-	xn_run_remove("br5");
+	xn_run_remove(B("br5"));
 	xn_unlock(lk);
-	assert_int_equal(xn_run_path(path, sizeof(path), "br5", XN_RUN_FOLLOW),
-			 0);
+	snprintf(path, sizeof(path), "%s", B("br5")->path.run[XN_RUN_FOLLOW]);
 	assert_int_equal(access(path, F_OK), 0);
-	assert_int_equal(xn_follower_alive("br5", &pid), 1);
+	assert_int_equal(xn_follower_alive(B("br5"), &pid), 1);
 	close(fol);
-	assert_int_equal(xn_dump_lock("br5") >= 0, 1);
-	lk = xn_lock("br5", 0);
-	xn_run_remove("br5");
+	assert_int_equal(xn_dump_lock(B("br5")) >= 0, 1);
+	lk = xn_lock(B("br5"), 0);
+	xn_run_remove(B("br5"));
 	xn_unlock(lk);
 	assert_int_not_equal(access(path, F_OK), 0);
-	assert_int_equal(xn_run_path(path, sizeof(path), "br5", XN_RUN_PID), 0);
+	snprintf(path, sizeof(path), "%s", B("br5")->path.run[XN_RUN_PID]);
 	assert_int_not_equal(access(path, F_OK), 0);
-	assert_int_equal(xn_run_path(path, sizeof(path), "br5", XN_RUN_DUMP),
-			 0);
+	snprintf(path, sizeof(path), "%s", B("br5")->path.run[XN_RUN_DUMP]);
 	/* The dump's lock is held (by us): it stays, and so does the
 	 * directory. */
 	assert_int_equal(access(path, F_OK), 0);

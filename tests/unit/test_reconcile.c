@@ -15,7 +15,8 @@
 #include <cmocka.h>
 #include "xdpnet.h"
 #include "lib/util.h"
-#include "core/reconcile.h"
+#include "state/netns.h"
+#include "sync/reconcile.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #ifndef IFF_LOWER_UP
@@ -378,7 +379,7 @@ static void test_cfg_want(void **state)
 		want.bridge_ifindex = BR_IFINDEX;
 		want.vlan_filtering = c->vlan;
 		want.bypass = c->bypass;
-		want.netns_ino = xn_netns_ino();
+		want.netns_ino = xn_netns_self()->ino;
 		want.refresh_j = c->refresh_j;
 		want.hold = c->hold;
 		/* br_netfilter's checks: the policy's; kept without one. */

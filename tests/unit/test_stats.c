@@ -26,13 +26,12 @@
 #include <netlink/msg.h>
 #include <netlink/attr.h>
 #include "xdpnet.h"
-#include "lib/exit.h"
-#include "core/names.h"
-#include "cmd/cli.h"
+#include "datapath/names.h"
+#include "cmd/cmd.h"
 #include "lib/nl.h"
-#include "core/histogram.h"
-#include "core/stats_view.h"
-#include "out/stats.h"
+#include "observe/histogram.h"
+#include "observe/stats_view.h"
+#include "render/stats.h"
 #include "lib/addr.h"
 #include "jsonv.h"
 #include "promlint.h"
@@ -915,7 +914,12 @@ static void test_table(void **state)
 
 /* ------------------------------------------------------ CLI, listen */
 
-static int parse(struct xn_opts *o, char *err, ...)
+#define COM(o) ((const struct xn_opts *)(o).opts)
+#define STA(o) ((const struct xn_stats_args *)(o).opts)
+#define EXP(o) ((const struct xn_exporter_args *)(o).opts)
+
+/* The line into cli (what it held before freed). */
+static int parse(struct xn_cli *cli, char *err, ...)
 {
 	char *argv[16] = { "xdpnet" };
 	int argc = 1;
@@ -926,40 +930,41 @@ static int parse(struct xn_opts *o, char *err, ...)
 	while ((a = va_arg(ap, char *)) && argc < 15)
 		argv[argc++] = a;
 	va_end(ap);
-	return xn_parse_args(argc, argv, o, err, 160);
+	xn_cli_free(cli);
+	return xn_parse_args(argc, argv, cli, err, 160);
 }
 
 static void test_cli_stats(void **state)
 {
-	struct xn_opts o;
+	struct xn_cli o = { 0 };
 	char err[160];
 
 	(void)state;
 	assert_int_equal(parse(&o, err, "stats", "br0", NULL), 0);
-	assert_int_equal(o.cmd, XN_CMD_STATS);
-	assert_string_equal(o.bridge, "br0");
-	assert_true(o.interval == 0);
+	assert_ptr_equal(o.cmd, &xn_cmd_stats);
+	assert_string_equal(COM(o)->bridge, "br0");
+	assert_true(STA(o)->interval == 0);
 	assert_int_equal(parse(&o, err, "stats", "br0", "--interval", "0.5",
 			       "--count", "3", "--json", "--latency", NULL),
 			 0);
-	assert_true(o.interval == 0.5);
-	assert_int_equal(o.count, 3);
-	assert_true(o.json && o.latency);
+	assert_true(STA(o)->interval == 0.5);
+	assert_int_equal(STA(o)->count, 3);
+	assert_true(COM(o)->json && STA(o)->latency);
 	assert_int_equal(parse(&o, err, "stats", "-i", "2", "-l", "br0", NULL),
 			 0);
-	assert_true(o.interval == 2 && o.latency);
+	assert_true(STA(o)->interval == 2 && STA(o)->latency);
 	/* --count alone samples every second */
 	assert_int_equal(parse(&o, err, "stats", "br0", "-c", "2", NULL), 0);
-	assert_true(o.interval == 1);
+	assert_true(STA(o)->interval == 1);
 	assert_int_equal(parse(&o, err, "stats", "br0", "--reset", NULL), 0);
-	assert_true(o.reset);
+	assert_true(STA(o)->reset);
 	assert_int_equal(parse(&o, err, "stats", "br0", "--prom", NULL), 0);
-	assert_true(o.prom);
-	assert_false(o.lat_pairs);
+	assert_true(STA(o)->prom);
+	assert_false(STA(o)->lat_pairs);
 	assert_int_equal(parse(&o, err, "stats", "br0", "--prom",
 			       "--latency-pairs", NULL),
 			 0);
-	assert_true(o.lat_pairs);
+	assert_true(STA(o)->lat_pairs);
 	assert_int_equal(parse(&o, err, "stats", "br0", "-P", NULL), XN_EUSAGE);
 	assert_non_null(strstr(err, "--prom"));
 
@@ -986,12 +991,12 @@ static void test_cli_stats(void **state)
 	assert_int_equal(parse(&o, err, "stats", "br0", "on", NULL), XN_EUSAGE);
 
 	assert_int_equal(parse(&o, err, "latency", "br0", "on", NULL), 0);
-	assert_int_equal(o.cmd, XN_CMD_LATENCY);
-	assert_string_equal(o.arg, "on");
+	assert_ptr_equal(o.cmd, &xn_cmd_latency);
+	assert_string_equal(COM(o)->arg, "on");
 	assert_int_equal(parse(&o, err, "latency", "br0", "off", NULL), 0);
-	assert_string_equal(o.arg, "off");
+	assert_string_equal(COM(o)->arg, "off");
 	assert_int_equal(parse(&o, err, "latency", "br0", NULL), 0);
-	assert_null(o.arg);
+	assert_null(COM(o)->arg);
 	assert_int_equal(parse(&o, err, "latency", "br0", "maybe", NULL),
 			 XN_EUSAGE);
 	assert_int_equal(parse(&o, err, "latency", "br0", "on", "x", NULL),
@@ -999,17 +1004,18 @@ static void test_cli_stats(void **state)
 	assert_int_equal(parse(&o, err, "latency", NULL), XN_EUSAGE);
 
 	assert_int_equal(parse(&o, err, "exporter", NULL), 0);
-	assert_int_equal(o.cmd, XN_CMD_EXPORTER);
-	assert_null(o.bridge);
-	assert_null(o.listen);
+	assert_ptr_equal(o.cmd, &xn_cmd_exporter);
+	assert_null(COM(o)->bridge);
+	assert_null(EXP(o)->listen);
 	assert_int_equal(parse(&o, err, "exporter", "br0", "--listen",
 			       "127.0.0.1:9500", NULL),
 			 0);
-	assert_string_equal(o.listen, "127.0.0.1:9500");
+	assert_string_equal(EXP(o)->listen, "127.0.0.1:9500");
 	assert_int_equal(parse(&o, err, "exporter", "-P", NULL), 0);
-	assert_true(o.lat_pairs);
+	assert_true(EXP(o)->lat_pairs);
 	assert_int_equal(parse(&o, err, "status", "-P", NULL), XN_EUSAGE);
 	assert_int_equal(parse(&o, err, "exporter", "--json", NULL), XN_EUSAGE);
+	xn_cli_free(&o);
 }
 
 static void test_parse_listen(void **state)

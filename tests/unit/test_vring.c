@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Unit tests for scripts/bench_tools/xnb_vring.h, the pure part of
+ * Unit tests for scripts/bench_tools/xnb_vring.h (with xnb_vframe.h and
+ * xnb_vrec.h), the pure part of
  * xnb_vhost: split-ring layout, add/publish/harvest with a simulated
  * device writing the used ring as vhost would, 16-bit index wrap,
  * chains, MRG_RXBUF reassembly, the vnet header, checksums (known
@@ -16,6 +17,8 @@
 #include <string.h>
 #include <cmocka.h>
 #include "../../scripts/bench_tools/xnb_vring.h"
+#include "../../scripts/bench_tools/xnb_vframe.h"
+#include "../../scripts/bench_tools/xnb_vrec.h"
 
 /* ---- a device's side of the ring ---- */
 

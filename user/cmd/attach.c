@@ -1,84 +1,104 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * xdpnet attach BRIDGE [--mode tc|xdp] [--no-follow] [--follow]
- * [--bypass-filters] [--fdb-size N] [--static-size N] [--vlan-size N]: attach
- * under the bridge's lock (core/attach.c), then make sure a follower keeps the
- * datapath in step with the bridge.
+ * [--bypass-filters] [--fdb-size N] [--static-size N] [--vlan-size N]:
+ * attach, and make sure a follower keeps the datapath in step with the
+ * bridge (sync/attach.c).
  */
 #include <string.h>
-#include <sys/types.h>
 #include "xdpnet.h"
-#include "lib/exit.h"
 #include "lib/log.h"
-#include "core/system.h"
-#include "core/load.h"
-#include "core/names.h"
-#include "core/bridge.h"
-#include "core/daemon.h"
-#include "core/lock.h"
-#include "core/attach.h"
-#include "core/follower.h"
+#include "lib/util.h"
+#include "state/bridge.h"
+#include "state/system.h"
+#include "sync/attach.h"
 #include "cmd/cmd.h"
 
-int xn_attach(const struct xn_opts *o)
-{
-	struct xn_load ld = {};
-	struct xn_sync r = {};
-	const char *how = NULL;
-	struct xn_link br;
-	int err, lk;
+#define A struct xn_attach_args
 
+static const struct xn_word modes[] = {
+	{ "tc", XDPNET_MODE_TC },
+	{ "xdp", XDPNET_MODE_XDP },
+	{ NULL, 0 },
+};
+
+static const struct xn_opt opts[] = {
+	XN_OPT("mode", XN_OPT_ENUM, A, mode, .letter = 'm', .arg = "tc|xdp",
+	       .words = modes, .must = "tc or xdp",
+	       .help = "where frames are redirected (default tc, or as "
+		       "before)"),
+	XN_OPT("follow", XN_OPT_CONST, A, follow, .letter = 'f', .val = 1,
+	       .help = "run the follower in the foreground instead of a "
+		       "daemon"),
+	XN_OPT("no-follow", XN_OPT_CONST, A, no_follow, .val = 1,
+	       .help = "no follower: bridge changes are not followed"),
+	XN_OPT("bypass-filters", XN_OPT_CONST, A, bypass_filters, .letter = 'B',
+	       .val = 1,
+	       .help = "bypass even where host filters apply between ports"),
+	XN_OPT("strict", XN_OPT_CONST, A, strict, .val = 1,
+	       .flags = XN_OF_COMPAT,
+	       .help = "accepted for compatibility (always the behaviour "
+		       "now)"),
+	XN_OPT("fdb-size", XN_OPT_UINT, A, size[XN_SIZE_FDB], .arg = "N",
+	       .min = 1, .max = XN_SIZE_FDB_MAX,
+	       .help = "learned MACs the FDB copy holds (default " XN_STR(
+		       XDPNET_MAX_FDB) ", kept)"),
+	XN_OPT("static-size", XN_OPT_UINT, A, size[XN_SIZE_STATIC], .arg = "N",
+	       .min = 1, .max = XN_SIZE_STATIC_MAX,
+	       .help = "static and local FDB entries (default " XN_STR(
+		       XDPNET_MAX_STATIC) ", kept)"),
+	XN_OPT("vlan-size", XN_OPT_UINT, A, size[XN_SIZE_VLANS], .arg = "N",
+	       .min = 1, .max = XN_SIZE_VLANS_MAX,
+	       .help = "VLAN memberships of ports (default " XN_STR(
+		       XDPNET_MAX_VLANS) ", kept)"),
+	XN_OPT_END,
+};
+
+static int check(void *opts, unsigned long long given, char *err, size_t len)
+{
+	const A *o = opts;
+
+	(void)given;
+	if (o->follow && o->no_follow)
+		return xn_usage_err(err, len, "%s",
+				    "--follow and --no-follow exclude each "
+				    "other");
+	return 0;
+}
+
+static int run(const void *opts)
+{
+	const A *o = opts;
 	struct xn_attach_req rq = { .mode = o->mode,
 				    .bypass_filters = o->bypass_filters,
 				    .no_follow = o->no_follow,
 				    .follow = o->follow };
+	struct xn_bridge br;
+	int err;
 
-	err = xn_prepare();
+	memcpy(rq.size, o->size, sizeof(rq.size));
+	err = xn_cmd_bridge(&br, o->c.bridge, 1);
 	if (!err)
-		err = xn_find_bridge(o->bridge, &br);
+		err = xn_prepare();
+	if (!err)
+		err = xn_bridge_check(&br);
 	if (err)
 		return err;
 	if (o->strict)
 		xn_info("xdpnet: --strict is the only behaviour now: the "
 			"datapath bypasses only sources the bridge has on "
 			"the ingress port");
-	ld.bridge_ifindex = br.ifindex;
-	memcpy(ld.size, o->size, sizeof(ld.size));
-	lk = xn_lock(br.name, 30);
-	if (lk < 0)
-		return XN_EBUSY;
-	err = xn_attach_locked(&rq, &br, &ld, &r);
-	xn_unlock(lk);
-	if (err)
-		return err;
-	xn_info("xdpnet: %s %s (mode %s, %s datapath, FDB mirrored %s): %d "
-		"port%s carried, %d held, +%d -%d ~%d",
-		ld.fresh      ? "attached to"
-		: ld.upgraded ? "upgraded"
-			      : "synced",
-		br.name, xn_mode_name(ld.mode), ld.live ? "live" : "portable",
-		ld.fdb_trace ? "in the kernel" : "by the follower", r.total,
-		r.total == 1 ? "" : "s", r.held, r.added, r.removed, r.changed);
-	if (o->follow)
-		return xn_follow_run(br.name, &br);
-	if (ld.no_follow) {
-		pid_t pid;
-
-		/* --no-follow given now stops a follower; kept from an earlier
-		 * attach (a plain attach, the libvirt hook's), it leaves one
-		 * the operator started since ('xdpnet follow') alone. */
-		if (o->no_follow && xn_follower_stop(br.name))
-			return XN_ERR;
-		if (!o->no_follow && xn_follower_alive(br.name, &pid))
-			return XN_OK;
-		xn_info("xdpnet: no follower (--no-follow): bridge changes only "
-			"user space sees are not followed until 'xdpnet attach "
-			"%s'",
-			br.name);
-		return XN_OK;
-	}
-	err = xn_follower_start(br.name, &how);
-	if (!err && strcmp(how, "running"))
-		xn_info("xdpnet: follower started (%s)", how);
-	return err;
+	return xn_attach_bridge(&br, &rq);
 }
+
+const struct xn_cmd_def xn_cmd_attach = {
+	.name = "attach",
+	.bridge = 1,
+	.args = "BRIDGE",
+	.help = "bypass the bridge between its tap/veth ports",
+	.opts = opts,
+	.size = sizeof(A),
+	.check = check,
+	.run = run,
+	.linebuf = 1,
+};

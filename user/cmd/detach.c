@@ -1,97 +1,33 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/*
- * xdpnet detach BRIDGE: stop the follower, unhook every port (XDP, then
- * TC: each frame is bypassed or bridged), remove the pins and the run
- * files in /run/xdpnet (core/lock.h). Works on the
- * state of another xdpnet version too (it only needs the pins' names).
- */
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-#include <bpf/libbpf.h>
-#include "xdpnet.h"
-#include "lib/exit.h"
-#include "lib/log.h"
-#include "core/paths.h"
-#include "core/system.h"
-#include "core/pins.h"
-#include "core/owner.h"
-#include "core/bridge.h"
-#include "core/daemon.h"
-#include "core/lock.h"
-#include "core/hooks.h"
-#include "core/reconcile.h"
-#include "core/follower.h"
+/* xdpnet detach BRIDGE: remove everything xdpnet set up for the bridge
+ * (sync/detach.c). */
+#include "state/bridge.h"
+#include "state/system.h"
+#include "sync/detach.h"
 #include "cmd/cmd.h"
 
-int xn_detach(const struct xn_opts *o)
+static int run(const void *opts)
 {
-	struct xn_state s;
-	struct xn_link br;
-	char dir[256];
-	int err, lk, have_br;
+	const struct xn_opts *o = opts;
+	struct xn_bridge br;
+	int err;
 
-	err = xn_prepare();
-	if (err)
-		return err;
 	/* The one lookup: a name that is no device at all is fine while
 	 * there are pins to remove. */
-	have_br = xn_get_link(o->bridge, &br) == 0;
-	if (xn_pin_path(dir, sizeof(dir), o->bridge, NULL) ||
-	    access(dir, F_OK)) {
-		/* Nothing pinned: an unknown name is an error, as for
-		 * attach; a bridge we are not on is fine. */
-		err = xn_bridge_check(o->bridge, have_br ? 0 : -ENODEV, &br);
-		if (err)
-			return err;
-		xn_follower_stop(o->bridge);
-		lk = xn_lock(o->bridge, 30);
-		if (lk < 0)
-			return XN_EBUSY;
-		/* Unless an attach came in between. */
-		if (access(dir, F_OK))
-			xn_run_remove(o->bridge);
-		xn_unlock(lk);
-		xn_info("xdpnet: %s is not attached; nothing to do", o->bridge);
-		return XN_OK;
-	}
-	lk = xn_lock(o->bridge, 30);
-	if (lk < 0)
-		return XN_EBUSY;
-	{
-		/* Another version's state goes (as documented); another
-		 * namespace's, or pins that are not ours, stay. */
-		enum xn_pinned p = xn_pinned(o->bridge);
-
-		if (p == XN_PINNED_OTHER_NS || p == XN_PINNED_FOREIGN) {
-			xn_unlock(lk);
-			return xn_pinned_refuse(o->bridge, p);
-		}
-	}
-	err = xn_state_open(&s, o->bridge);
-	xn_follower_stop(o->bridge);
-	if (!err) {
-		xn_reconcile_clear(&s);
-		if (have_br && s.meta.bridge_ifindex == br.ifindex)
-			xn_unhook_clsact_ports(br.ifindex);
-		xn_state_close(&s);
-	} else if (have_br) {
-		/* Another version's state: its links go with the pins;
-		 * its clsact filters by name. */
-		xn_unhook_clsact_ports(br.ifindex);
-	}
-	xn_state_remove(o->bridge);
-	if (!access(dir, F_OK)) {
-		xn_unlock(lk);
-		xn_err("could not remove everything under %s", dir);
-		return XN_ERR;
-	}
-	xn_run_remove(o->bridge);
-	xn_unlock(lk);
-	xn_info("xdpnet: detached from %s; the bridge forwards everything "
-		"again",
-		o->bridge);
-	return XN_OK;
+	err = xn_cmd_bridge(&br, o->bridge, 1);
+	if (!err)
+		err = xn_prepare();
+	return err ? err : xn_detach_bridge(&br);
 }
+
+static const struct xn_opt no_opts[] = { XN_OPT_END };
+
+const struct xn_cmd_def xn_cmd_detach = {
+	.name = "detach",
+	.bridge = 1,
+	.args = "BRIDGE",
+	.help = "remove everything xdpnet set up for BRIDGE",
+	.opts = no_opts,
+	.size = sizeof(struct xn_opts),
+	.run = run,
+};

@@ -2,10 +2,7 @@
 /*
  * xdpnet dump BRIDGE [--port PORT] [--path xdp|tc|bridge] [-c N]
  * [-s SNAPLEN] [-w FILE|-]: the frames xdpnet's datapath decides on
- * (core/dump.c), as pcapng (out/pcapng.c): one interface per port; each
- * frame once, inbound on the port it arrived on, or outbound on the port
- * it was redirected to when --port names that one; a comment with its
- * path and verdict.
+ * (observe/dump.c), as pcapng (render/dump.c).
  */
 #include <errno.h>
 #include <net/if.h>
@@ -15,31 +12,13 @@
 #include <string.h>
 #include <unistd.h>
 #include "xdpnet.h"
-#include "lib/exit.h"
 #include "lib/log.h"
 #include "lib/nl.h"
 #include "lib/util.h"
-#include "core/system.h"
-#include "core/names.h"
-#include "core/dump.h"
-#include "out/pcapng.h"
+#include "state/system.h"
+#include "observe/dump.h"
+#include "render/dump.h"
 #include "cmd/cmd.h"
-
-#define MAX_IFS 1024
-
-struct writer {
-	FILE *f;
-	const char *bridge;
-	__u32 port; /* --port's ifindex, 0: all */
-	__u32 snaplen;
-	int count; /* stop after this many frames, 0: never */
-	int flush; /* a pipe or a terminal: write each frame out */
-	unsigned long frames, written;
-	__u64 last_ns;
-	int nifs;
-	__u32 ifindex[MAX_IFS]; /* interface id -> ifindex */
-	int failed;
-};
 
 static volatile sig_atomic_t stop_dump;
 
@@ -49,143 +28,135 @@ static void on_signal(int sig)
 	stop_dump = 1;
 }
 
-/* The pcapng interface of a port: added when first seen. -1: none. */
-static int ifid(struct writer *w, __u32 ifindex)
-{
-	char name[24] = "", descr[64];
-	int i;
+#define D struct xn_dump_args
 
-	for (i = 0; i < w->nifs; i++)
-		if (w->ifindex[i] == ifindex)
-			return i;
-	if (w->nifs == MAX_IFS)
-		return -1;
-	if (!if_indextoname(ifindex, name))
-		snprintf(name, sizeof(name), "ifindex%u", ifindex);
-	snprintf(descr, sizeof(descr), "port of %s (ifindex %u)", w->bridge,
-		 ifindex);
-	if (xn_pcapng_interface(w->f, name, descr, w->snaplen))
-		w->failed = 1;
-	w->ifindex[w->nifs] = ifindex;
-	return w->nifs++;
+/* "xdp,tc,bridge" into an enum xdpnet_dump_path mask (no empty word). */
+static int paths(const struct xn_opt *p, const char *arg, void *opts, char *err,
+		 size_t len)
+{
+	static const struct {
+		const char *name;
+		unsigned int bit;
+	} names[] = { { "xdp", XDPNET_DUMP_XDP },
+		      { "tc", XDPNET_DUMP_TC },
+		      { "bridge", XDPNET_DUMP_BRIDGE } };
+	unsigned int *mask = &((D *)opts)->paths, k;
+	const char *w = arg;
+
+	(void)p;
+	*mask = 0;
+	for (;;) {
+		size_t n = strcspn(w, ",");
+
+		for (k = 0; k < ARRAY_SIZE(names); k++)
+			if (n == strlen(names[k].name) &&
+			    !strncmp(w, names[k].name, n))
+				break;
+		if (k == ARRAY_SIZE(names)) {
+			xn_usage_err(err, len,
+				     "--path takes xdp, tc, bridge or a "
+				     "comma-separated list of them, not '%s'",
+				     arg);
+			return -1;
+		}
+		*mask |= names[k].bit;
+		if (!w[n])
+			return 0;
+		w += n + 1;
+	}
 }
 
-static const char *path_of(__u32 verdict)
+static const struct xn_opt opts[] = {
+	XN_OPT("port", XN_OPT_IFNAME, D, port, .arg = "PORT",
+	       .help = "only frames from or to this port of BRIDGE"),
+	XN_OPT("path", XN_OPT_FUNC, D, paths, .arg = "LIST", .parse = paths,
+	       .complete = "xdp tc bridge",
+	       .help = "only frames of these paths, comma-separated: "
+		       "xdp,tc,bridge"),
+	XN_OPT("count", XN_OPT_UINT, D, count, .letter = 'c', .arg = "N",
+	       .min = 1, .max = 1000000000, .must = "a positive number",
+	       .help = "stop after N frames"),
+	XN_OPT("snaplen", XN_OPT_UINT, D, snaplen, .letter = 's', .arg = "LEN",
+	       .min = 1, .max = XDPNET_DUMP_MAX,
+	       .help = "bytes of each frame to keep, 1 to 2048 (default "
+		       "2048)"),
+	XN_OPT("write", XN_OPT_STRING, D, write, .letter = 'w', .arg = "FILE",
+	       .flags = XN_OF_FILE,
+	       .help = "the pcapng file (- : standard output, the default)"),
+	XN_OPT_END,
+};
+
+static int run(const void *opts)
 {
-	return verdict == XDPNET_C_XDP_REDIRECT	 ? "xdp"
-	       : verdict == XDPNET_C_TC_REDIRECT ? "tc"
-						 : "bridge";
-}
-
-static void put(struct writer *w, __u32 ifindex, __u32 peer,
-		const struct xdpnet_dump_rec *r, __u64 ns, const void *data,
-		enum xn_pcapng_dir dir)
-{
-	char comment[160], pn[24] = "";
-	int id = ifid(w, ifindex);
-
-	if (id < 0)
-		return;
-	if (peer && !if_indextoname(peer, pn))
-		snprintf(pn, sizeof(pn), "ifindex%u", peer);
-	snprintf(comment, sizeof(comment),
-		 "xdpnet path=%s verdict=%s stage=%s%s%s", path_of(r->verdict),
-		 xn_ctr_name(r->verdict),
-		 r->stage == XDPNET_STAGE_XDP ? "xdp" : "tc",
-		 peer ? (dir == XN_PCAPNG_IN ? " to=" : " from=") : "", pn);
-	if (xn_pcapng_packet(w->f, (__u32)id, ns, data, r->caplen, r->len, dir,
-			     comment))
-		w->failed = 1;
-	w->written++;
-}
-
-static int on_frame(const struct xdpnet_dump_rec *r, __u64 ns, const void *data,
-		    void *arg)
-{
-	struct writer *w = arg;
-
-	/* Once, as tcpdump on that port would see it: two copies of one
-	 * frame would look like two frames to tcpdump, which ignores the
-	 * pcapng direction. */
-	if (w->port && r->target == w->port)
-		put(w, r->target, r->ifindex, r, ns, data, XN_PCAPNG_OUT);
-	else if (!w->port || w->port == r->ifindex)
-		put(w, r->ifindex, r->target, r, ns, data, XN_PCAPNG_IN);
-	w->frames++;
-	w->last_ns = ns;
-	if (w->flush)
-		fflush(w->f);
-	return w->failed || (w->count && w->frames >= (unsigned long)w->count);
-}
-
-int xn_dump(const struct xn_opts *o)
-{
+	const D *o = opts;
 	struct xn_dump_opts d = { .paths = o->paths, .stop = &stop_dump };
-	struct writer *w = calloc(1, sizeof(*w));
-	struct xn_link br, port, *ports = NULL;
+	struct xn_dump_writer *w = calloc(1, sizeof(*w));
+	struct xn_link port, *ports = NULL;
+	struct xn_bridge br;
 	int err, i, np = 0, to_stdout;
 	__u64 lost = 0;
 
 	if (!w)
-		return XN_ERR;
-	err = xn_prepare_for(XN_CAPS_READ, o->bridge, &br);
+		return -XN_FAILED;
+	err = xn_cmd_bridge(&br, o->c.bridge, 1);
+	if (!err)
+		err = xn_prepare_for(XN_CAPS_READ, &br);
 	if (err)
 		goto out;
 	if (o->port) {
-		if (xn_get_link(o->port, &port) || port.master != br.ifindex) {
-			xn_err("%s is not a port of %s", o->port, o->bridge);
-			err = XN_EUSAGE;
+		if (xn_get_link(o->port, &port) ||
+		    port.master != br.link.ifindex) {
+			xn_err("%s is not a port of %s", o->port, br.name);
+			err = -XN_BAD_INPUT;
 			goto out;
 		}
 		d.ifindex = w->port = port.ifindex;
 	}
-	err = xn_dump_ready(o->bridge);
+	err = xn_dump_ready(&br);
 	if (err)
 		goto out;
 	to_stdout = !o->write || !strcmp(o->write, "-");
 	if (to_stdout && isatty(STDOUT_FILENO)) {
 		xn_err("dump writes pcapng: give -w FILE, or pipe it (xdpnet "
 		       "dump %s | tcpdump -r -)",
-		       o->bridge);
-		err = XN_EUSAGE;
+		       br.name);
+		err = -XN_BAD_INPUT;
 		goto out;
 	}
 	w->f = to_stdout ? stdout : fopen(o->write, "w");
 	if (!w->f) {
 		xn_err("cannot write %s: %s", o->write, strerror(errno));
-		err = XN_ERR;
+		err = -XN_FAILED;
 		goto out;
 	}
-	w->bridge = o->bridge;
+	w->bridge = br.name;
 	w->snaplen = d.snaplen = o->snaplen ? o->snaplen : XDPNET_DUMP_MAX;
 	w->count = o->count;
 	w->flush = to_stdout;
-	if (xn_pcapng_header(w->f, "xdpnet " XDPNET_VERSION_STR " dump"))
-		w->failed = 1;
+	xn_dump_start(w);
 	/* Every port's interface up front; newcomers as they show up. */
-	if (!xn_list_ports(br.ifindex, &ports, &np))
+	if (!xn_list_ports(br.link.ifindex, &ports, &np))
 		for (i = 0; i < np; i++)
 			if (!w->port || ports[i].ifindex == w->port)
-				ifid(w, ports[i].ifindex);
+				xn_dump_port(w, ports[i].ifindex);
 	free(ports);
 	fflush(w->f);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, on_signal);
-	err = xn_dump_run(o->bridge, &d, on_frame, w, &lost);
-	if (w->nifs && xn_pcapng_stats(w->f, 0, xn_real_ns(), w->frames, lost))
-		w->failed = 1;
+	err = xn_dump_run(&br, &d, xn_dump_frame, w, &lost);
+	xn_dump_end(w, lost);
 	if ((fflush(w->f) || w->failed) && !err) {
 		xn_err("cannot write %s: %s",
 		       to_stdout ? "the output" : o->write,
 		       strerror(errno ?: EIO));
-		err = XN_ERR;
+		err = -XN_FAILED;
 	}
 	if (!err)
 		fprintf(stderr,
 			"xdpnet: dump of %s: %lu frames, %lu records written, "
 			"%llu records lost to a full ring\n",
-			o->bridge, w->frames, w->written,
+			br.name, w->frames, w->written,
 			(unsigned long long)lost);
 out:
 	if (w->f && w->f != stdout)
@@ -193,3 +164,13 @@ out:
 	free(w);
 	return err;
 }
+
+const struct xn_cmd_def xn_cmd_dump = {
+	.name = "dump",
+	.bridge = 1,
+	.args = "BRIDGE",
+	.help = "the frames the datapath decides on, as pcapng",
+	.opts = opts,
+	.size = sizeof(D),
+	.run = run,
+};

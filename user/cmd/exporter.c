@@ -15,52 +15,58 @@
 #include <string.h>
 #include <unistd.h>
 #include "xdpnet.h"
-#include "lib/exit.h"
 #include "lib/log.h"
-#include "core/paths.h"
-#include "core/system.h"
-#include "core/bridge.h"
+#include "state/system.h"
+#include "state/bridge.h"
 #include "lib/nl.h"
 #include "lib/addr.h"
 #include "lib/http.h"
-#include "core/stats_view.h"
-#include "core/stats_collect.h"
-#include "out/stats.h"
+#include "observe/stats_view.h"
+#include "observe/stats_collect.h"
+#include "render/stats.h"
 #include "cmd/cmd.h"
 
 #define MAX_BRIDGES 64
 
 struct exporter {
-	const char *bridge; /* NULL: all of this namespace */
-	unsigned int flags; /* XN_PROM_* */
+	const struct xn_bridge *bridge; /* NULL: all of this namespace */
+	unsigned int flags;		/* XN_PROM_* */
 };
 
-/* The bridges to export: every bridge of this namespace (attached or
- * not: xdpnet_attached says which). */
-static int list_bridges(char names[][IF_NAMESIZE], int max)
+static int cmp_link(const void *a, const void *b)
+{
+	return strcmp(((const struct xn_link *)a)->name,
+		      ((const struct xn_link *)b)->name);
+}
+
+/* The bridges to export: the one given, or every bridge of this
+ * namespace (attached or not: xdpnet_attached says which), by name. */
+static int bridges(const struct exporter *x, struct xn_bridge *br, int max)
 {
 	struct xn_link *l = NULL;
 	int n = 0, nl = 0, i;
 
+	if (x->bridge) {
+		br[0] = *x->bridge;
+		return 1;
+	}
 	if (xn_list_bridges(&l, &nl))
 		return 0;
+	qsort(l, nl, sizeof(*l), cmp_link);
 	for (i = 0; i < nl && n < max; i++)
-		memcpy(names[n++], l[i].name, IF_NAMESIZE);
+		if (!xn_bridge_of_link(&br[n], &l[i]))
+			n++;
 	free(l);
 	return n;
 }
 
 /* A bridge of this namespace whose name another namespace's state uses:
  * exported as not attached, its pins left unread. */
-static void other_ns_sample(const char *bridge, struct xn_stats_sample *s)
+static void other_ns_sample(const struct xn_bridge *br,
+			    struct xn_stats_sample *s)
 {
 	memset(s, 0, sizeof(*s));
-	snprintf(s->bridge, sizeof(s->bridge), "%s", bridge);
-}
-
-static int cmp_name(const void *a, const void *b)
-{
-	return strcmp(a, b);
+	snprintf(s->bridge, sizeof(s->bridge), "%s", br->name);
 }
 
 /* The exposition, malloc'ed, or NULL (then *code says why): the page's
@@ -68,26 +74,20 @@ static int cmp_name(const void *a, const void *b)
 static char *render(void *arg, size_t *len, unsigned int *code)
 {
 	struct exporter *x = arg;
-	char(*names)[IF_NAMESIZE] = calloc(MAX_BRIDGES, IF_NAMESIZE);
+	struct xn_bridge *br = calloc(MAX_BRIDGES, sizeof(*br));
 	struct xn_stats_sample *s = calloc(MAX_BRIDGES, sizeof(*s));
 	char *buf = NULL;
 	int n = 0, ok = 0, i;
 	FILE *f;
 
 	*code = 500;
-	if (!names || !s)
+	if (!br || !s)
 		goto out;
-	if (x->bridge) {
-		snprintf(names[0], IF_NAMESIZE, "%s", x->bridge);
-		n = 1;
-	} else {
-		n = list_bridges(names, MAX_BRIDGES);
-		qsort(names, n, IF_NAMESIZE, cmp_name);
-	}
+	n = bridges(x, br, MAX_BRIDGES);
 	for (i = 0; i < n; i++) {
-		if (!xn_stats_pins_ours(names[i]))
-			other_ns_sample(names[i], &s[ok++]);
-		else if (!xn_stats_collect(names[i], &s[ok]))
+		if (!xn_stats_pins_ours(&br[i]))
+			other_ns_sample(&br[i], &s[ok++]);
+		else if (!xn_stats_collect(&br[i], &s[ok]))
 			ok++;
 	}
 	if (x->bridge && !ok) {
@@ -108,7 +108,7 @@ out:
 	for (i = 0; s && i < ok; i++)
 		xn_stats_free(&s[i]);
 	free(s);
-	free(names);
+	free(br);
 	return buf;
 }
 
@@ -120,11 +120,24 @@ static void on_signal(int sig)
 	stop_exporter = 1;
 }
 
-int xn_exporter(const struct xn_opts *o)
+#define E struct xn_exporter_args
+
+static const struct xn_opt opts[] = {
+	XN_OPT("listen", XN_OPT_STRING, E, listen, .letter = 'L',
+	       .arg = "ADDR:PORT",
+	       .complete = XN_EXPORTER_DEFAULT " [::1]:9435",
+	       .help = "ADDR:PORT or [ADDR6]:PORT (default " XN_EXPORTER_DEFAULT
+		       ")"),
+	XN_OPT("latency-pairs", XN_OPT_CONST, E, lat_pairs, .letter = 'P',
+	       .val = 1, .help = "latency per port pair, not per port"),
+	XN_OPT_END,
+};
+
+static int run(const void *opts)
 {
+	const E *o = opts;
 	const char *listen = o->listen ? o->listen : XN_EXPORTER_DEFAULT;
 	struct exporter x = {
-		.bridge = o->bridge,
 		.flags = o->lat_pairs ? XN_PROM_LAT_PAIRS : 0,
 	};
 	const struct xn_http_page page = {
@@ -139,7 +152,7 @@ int xn_exporter(const struct xn_opts *o)
 	struct sockaddr_storage ss;
 	unsigned long scrapes;
 	struct xn_http *h;
-	struct xn_link br;
+	struct xn_bridge br;
 	socklen_t sl;
 	sigset_t set, old;
 	int err;
@@ -147,9 +160,15 @@ int xn_exporter(const struct xn_opts *o)
 	if (xn_parse_listen(listen, &ss, &sl)) {
 		xn_err("--listen takes ADDR:PORT or [ADDR6]:PORT, not '%s'",
 		       listen);
-		return XN_EUSAGE;
+		return -XN_BAD_INPUT;
 	}
-	err = xn_prepare_for(XN_CAPS_READ, o->bridge, &br);
+	if (o->c.bridge) {
+		err = xn_cmd_bridge(&br, o->c.bridge, 1);
+		if (err)
+			return err;
+		x.bridge = &br;
+	}
+	err = xn_prepare_for(XN_CAPS_READ, x.bridge);
 	if (err)
 		return err;
 	/* Block the signals in the server's thread; this one waits for
@@ -164,17 +183,28 @@ int xn_exporter(const struct xn_opts *o)
 		xn_err("cannot listen on %s: %s", listen,
 		       err ? strerror(err)
 			   : "the HTTP server did not start (-v says why)");
-		return XN_ERR;
+		return -XN_FAILED;
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	xn_info("xdpnet: exporter listening on http://%s/metrics (%s)", listen,
-		o->bridge ? o->bridge : "every bridge of this namespace");
+		o->c.bridge ? o->c.bridge : "every bridge of this namespace");
 	fflush(stdout);
 	while (!stop_exporter)
 		sigsuspend(&old);
 	scrapes = xn_http_stop(h);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	xn_debug("served %lu scrapes", scrapes);
-	return XN_OK;
+	return 0;
 }
+
+const struct xn_cmd_def xn_cmd_exporter = {
+	.name = "exporter",
+	.bridge = 2,
+	.args = "[BRIDGE]",
+	.help = "serve the counters to Prometheus",
+	.opts = opts,
+	.size = sizeof(E),
+	.run = run,
+	.linebuf = 1,
+};

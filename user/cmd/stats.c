@@ -1,123 +1,148 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* xdpnet stats BRIDGE [-i SEC] [-c N] [--json|--prom] [--latency]
- * [--reset]: samples (core/stats_collect.c), rendered (out/). */
-#include <errno.h>
-#include <signal.h>
+ * [--reset]: samples (observe/stats_collect.c), rendered (render/). */
 #include <stdio.h>
-#include <time.h>
 #include <unistd.h>
 #include "xdpnet.h"
-#include "lib/exit.h"
 #include "lib/log.h"
-#include "core/system.h"
-#include "core/paths.h"
-#include "core/owner.h"
-#include "core/bridge.h"
-#include "core/stats_view.h"
-#include "core/stats_collect.h"
-#include "out/stats.h"
+#include "state/system.h"
+#include "state/bridge.h"
+#include "observe/stats_view.h"
+#include "observe/stats_collect.h"
+#include "render/stats.h"
 #include "cmd/cmd.h"
 
-static volatile sig_atomic_t stop_stats;
+#define S struct xn_stats_args
 
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_stats = 1;
-}
+struct shown {
+	const S *o;
+	int live; /* a terminal: each sample over the one before */
+};
 
-static void show(const struct xn_opts *o, const struct xn_stats_sample *prev,
-		 const struct xn_stats_sample *cur, unsigned long seq, int live)
+static void show(const struct xn_stats_sample *prev,
+		 const struct xn_stats_sample *cur, unsigned long seq,
+		 void *arg)
 {
+	const struct shown *sh = arg;
+	const S *o = sh->o;
 	struct xn_stats_view v;
 
 	if (xn_stats_view(prev, cur, &v))
 		return;
-	if (o->json) {
+	if (o->c.json) {
 		xn_stats_print_json(stdout, cur, &v, seq);
 	} else {
-		if (live)
+		if (sh->live)
 			fputs("\033[H\033[2J", stdout);
 		else if (seq > 1)
 			fputc('\n', stdout);
-		xn_stats_print_table(stdout, cur, &v, o->latency, o->verbose);
+		xn_stats_print_table(stdout, cur, &v, o->latency, o->c.verbose);
 	}
 	fflush(stdout);
 	xn_stats_view_free(&v);
 }
 
-int xn_stats(const struct xn_opts *o)
-{
-	struct xn_stats_sample a, b, *prev = &a, *cur = &b, *t;
-	struct timespec next;
-	unsigned long seq = 0;
-	int err, live;
+static const struct xn_opt opts[] = {
+	XN_OPT("interval", XN_OPT_SECONDS, S, interval, .letter = 'i',
+	       .arg = "SEC", .dmin = 0.1, .dmax = 86400,
+	       .must = "0.1 to 86400 seconds",
+	       .help = "sample every SEC seconds (0.1 to 86400), show rates"),
+	XN_OPT("count", XN_OPT_UINT, S, count, .letter = 'c', .arg = "N",
+	       .min = 1, .max = 1000000000, .must = "a positive number",
+	       .help = "stop after N intervals (alone: every second)"),
+	XN_JSON_OPTS,
+	XN_OPT("prom", XN_OPT_CONST, S, prom, .val = 1,
+	       .help = "Prometheus text format (node_exporter textfile)"),
+	XN_OPT("latency-pairs", XN_OPT_CONST, S, lat_pairs, .letter = 'P',
+	       .val = 1, .help = "--prom: latency per port pair, not per port"),
+	XN_OPT("latency", XN_OPT_CONST, S, latency, .letter = 'l', .val = 1,
+	       .help = "forwarding-latency histograms per port pair and path"),
+	XN_OPT("reset", XN_OPT_CONST, S, reset, .letter = 'r', .val = 1,
+	       .help = "zero xdpnet's counters and histograms first"),
+	XN_OPT_END,
+};
 
-	err = xn_require_root(XN_CAPS_READ);
+static int check(void *opts, unsigned long long given, char *err, size_t len)
+{
+	S *o = opts;
+
+	(void)given;
+	if (o->c.json && o->prom)
+		return xn_usage_err(err, len, "%s",
+				    o->c.pretty ? "--pretty and --prom exclude "
+						  "each other"
+						: "--json and --prom exclude "
+						  "each other");
+	if (o->prom && (o->interval || o->count))
+		return xn_usage_err(err, len, "%s",
+				    "--prom writes one snapshot; it takes no "
+				    "--interval or --count");
+	if (o->lat_pairs && !o->prom)
+		return xn_usage_err(err, len, "%s",
+				    "--latency-pairs shapes --prom's output; "
+				    "give --prom too");
+	if (o->count && !o->interval)
+		o->interval = 1;
+	o->c.linebuf = o->interval > 0;
+	return 0;
+}
+
+static int run(const void *opts)
+{
+	const S *o = opts;
+	struct shown sh = { .o = o };
+	struct xn_stats_watch w = { .interval = o->interval,
+				    .count = o->count,
+				    .show = show,
+				    .arg = &sh };
+	struct xn_stats_sample s;
+	struct xn_bridge br;
+	int err;
+
+	err = xn_cmd_bridge(&br, o->c.bridge, 1);
+	if (!err)
+		err = xn_require_root(XN_CAPS_READ);
 	if (!err)
 		err = xn_ensure_bpffs();
 	if (err)
 		return err;
 	if (o->reset) {
-		struct xn_link br;
-
-		err = xn_find_bridge(o->bridge, &br);
+		err = xn_bridge_check(&br);
 		if (!err)
-			err = xn_stats_reset(o->bridge);
+			err = xn_stats_reset(&br);
 		if (err)
 			return err;
-		if (!o->interval && !o->json && !o->prom && !o->latency) {
+		if (!o->interval && !o->c.json && !o->prom && !o->latency) {
 			xn_info("xdpnet: counters and histograms of %s reset "
 				"(device counters are the kernel's and keep "
 				"counting)",
-				o->bridge);
-			return XN_OK;
+				br.name);
+			return 0;
 		}
 	}
-	if (xn_pinned(o->bridge) >= XN_PINNED_OTHER_NS)
-		return xn_pinned_refuse(o->bridge, xn_pinned(o->bridge));
-	if (!xn_stats_pins_ours(o->bridge))
-		return xn_stats_refuse_other_ns(o->bridge);
-	err = xn_stats_collect(o->bridge, cur);
+	err = xn_stats_ready(&br);
 	if (err)
 		return err;
 	if (o->prom) {
-		xn_stats_print_prom(stdout, cur, 1,
-				    o->lat_pairs ? XN_PROM_LAT_PAIRS : 0);
-		xn_stats_free(cur);
-		return fflush(stdout) ? XN_ERR : XN_OK;
-	}
-	if (!o->interval) {
-		show(o, NULL, cur, ++seq, 0);
-		xn_stats_free(cur);
-		return XN_OK;
-	}
-	live = !o->json && isatty(STDOUT_FILENO);
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	clock_gettime(CLOCK_MONOTONIC, &next);
-	while (!stop_stats && (!o->count || seq < (unsigned long)o->count)) {
-		__u64 ns = next.tv_nsec + (__u64)(o->interval * 1e9);
-
-		next.tv_sec += ns / 1000000000ULL;
-		next.tv_nsec = ns % 1000000000ULL;
-		while (!stop_stats &&
-		       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next,
-				       NULL) == EINTR)
-			;
-		if (stop_stats)
-			break;
-		t = prev;
-		prev = cur;
-		cur = t;
-		err = xn_stats_collect(o->bridge, cur);
-		if (err) {
-			xn_stats_free(prev);
+		err = xn_stats_collect(&br, &s);
+		if (err)
 			return err;
-		}
-		show(o, prev, cur, ++seq, live);
-		xn_stats_free(prev);
+		xn_stats_print_prom(stdout, &s, 1,
+				    o->lat_pairs ? XN_PROM_LAT_PAIRS : 0);
+		xn_stats_free(&s);
+		return fflush(stdout) ? -XN_FAILED : 0;
 	}
-	xn_stats_free(cur);
-	return XN_OK;
+	sh.live = o->interval && !o->c.json && isatty(STDOUT_FILENO);
+	return xn_stats_watch(&br, &w);
 }
+
+const struct xn_cmd_def xn_cmd_stats = {
+	.name = "stats",
+	.bridge = 1,
+	.args = "BRIDGE",
+	.help = "rates and counters by port and path, latency",
+	.opts = opts,
+	.size = sizeof(S),
+	.check = check,
+	.run = run,
+};

@@ -1,188 +1,45 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* xdpnet status [BRIDGE]: what the datapath carries, and whether a
  * follower keeps it in step with the bridge. */
-#include <dirent.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
-#include "xdpnet.h"
-#include "lib/exit.h"
+#include <stdio.h>
 #include "lib/log.h"
-#include "core/paths.h"
-#include "core/system.h"
-#include "core/pins.h"
-#include "core/owner.h"
-#include "core/counters.h"
-#include "out/status.h"
-#include "core/lock.h"
-#include "core/hooks.h"
-#include "core/multiprog.h"
-#include "core/sizes.h"
-#include "core/bridge.h"
-#include "core/latency.h"
+#include "state/bridge.h"
+#include "state/system.h"
+#include "observe/status.h"
+#include "render/status.h"
 #include "cmd/cmd.h"
 
-#define MAX_BRIDGES 64
-
-/* Why a port's XDP stage is a direct link. */
-static const char *link_why(void)
+static int run(const void *opts)
 {
-	const char *why;
+	const struct xn_opts *o = opts;
+	struct xn_bridge_status *s = NULL;
+	struct xn_bridge br;
+	int n = 0, err = 0;
 
-	return xn_mp_available(&why) ? "hooked so by an older xdpnet (detach "
-				       "and attach again for the dispatcher)"
-				     : why;
-}
-
-static int status_one(const char *bridge, struct xn_bridge_status *s, int quiet)
-{
-	int ncpu = libbpf_num_possible_cpus(), n = 0, err;
-	struct xdpnet_stats *pc;
-	struct xn_state st;
-	struct xn_link l;
-	__u32 slot;
-	pid_t pid;
-
-	memset(s, 0, sizeof(*s));
-	if (ncpu < 0)
-		return XN_ERR;
-	xn_set_quiet(quiet);
-	err = xn_state_open(&st, bridge);
-	xn_set_quiet(0);
-	if (err)
-		return err;
-	snprintf(s->name, sizeof(s->name), "%s", bridge);
-	s->meta = st.meta;
-	xn_cfg_read(&st, &s->cfg);
-	s->fdb_entries = xn_map_count_keys(st.fd[XM_FDB]);
-	s->fdb_static = xn_map_count_keys(st.fd[XM_FDB_STATIC]);
-	for (slot = 0; slot < XN_SIZE_N; slot++)
-		s->size[slot] = xn_map_max_entries(st.fd[xn_sizes[slot].map]);
-	xn_fdb_ev_read(&st, s->fdb_ev);
-	xn_flows_read(&st, &s->flows);
-	s->note_set = !xn_pin_exists(bridge, "trace_redirect_err");
-	s->gone = xn_get_link_by_index(st.meta.bridge_ifindex, &l) ||
-		  strcmp(l.name, bridge);
-	s->follower = xn_follower_alive(bridge, &pid);
-	s->follower_pid = pid;
-	pc = calloc(ncpu, sizeof(*pc));
-	s->ports = calloc(XDPNET_MAX_PORTS, sizeof(*s->ports));
-	if (!pc || !s->ports) {
-		free(pc);
-		xn_state_close(&st);
-		return XN_ERR;
-	}
-	for (slot = 1; slot < XDPNET_MAX_PORTS; slot++) {
-		struct xn_port_row *p = &s->ports[n];
-		char leaf[32];
-
-		if (bpf_map_lookup_elem(st.fd[XM_PORTS], &slot, &p->port) ||
-		    !p->port.ifindex)
-			continue;
-		if (!if_indextoname(p->port.ifindex, p->name))
-			snprintf(p->name, sizeof(p->name), "(gone)");
-		xn_port_leaf(leaf, sizeof(leaf), XN_PORT_TC, p->port.ifindex);
-		p->tc_prog_id = p->port.hook == XDPNET_HOOK_CLSACT
-					? xn_prog_id(st.prog_tc)
-					: xn_link_prog_id(bridge, leaf);
-		xn_port_leaf(leaf, sizeof(leaf), XN_PORT_XDP, p->port.ifindex);
-		if (p->port.flags & XDPNET_PORT_XDP_MULTI) {
-			p->xdp_prog_id = xn_mp_prog_id(bridge);
-		} else {
-			p->xdp_prog_id = xn_link_prog_id(bridge, leaf);
-			if (p->port.flags & XDPNET_PORT_XDP)
-				s->xdp_link_why = link_why();
-		}
-		if (!bpf_map_lookup_elem(st.fd[XM_STATS], &slot, pc))
-			xn_sum_stats(pc, ncpu, &p->st);
-		n++;
-	}
-	s->nports = n;
-	free(pc);
-	xn_state_close(&st);
-	return 0;
-}
-
-/* A bridge that is not attached, whose latency probe pinned maps (it runs
- * on a bridge alone too): say where, and what removes them. */
-static void lat_pins(const char *bridge, const char *what)
-{
-	char dir[256];
-
-	if (xn_pin_path(dir, sizeof(dir), bridge, NULL))
-		return;
-	xn_err("%s is %s; its latency probe is %s, its maps are pinned "
-	       "under %s ('xdpnet detach %s' removes them)",
-	       bridge, what, xn_lat_is_on(bridge) ? "on" : "off", dir, bridge);
-}
-
-static int unattached(const char *bridge)
-{
-	struct xn_link l;
-
-	if (!xn_lat_ours(bridge))
-		return xn_bridge_unattached(bridge,
-					    "%s is not attached (try 'xdpnet "
-					    "attach %s')",
-					    bridge, bridge);
-	/* A deleted bridge's probe pins most of all. */
-	if (xn_get_link(bridge, &l)) {
-		lat_pins(bridge, "no longer a device");
-		return XN_ENOBRIDGE;
-	}
-	lat_pins(bridge, "not attached");
-	return XN_ENOTATTACHED;
-}
-
-static int cmp_port(const void *a, const void *b)
-{
-	return strcmp(((const struct xn_port_row *)a)->name,
-		      ((const struct xn_port_row *)b)->name);
-}
-
-int xn_status(const struct xn_opts *o)
-{
-	struct xn_bridge_status *s;
-	int n = 0, i, err = xn_prepare();
-	char(*names)[IF_NAMESIZE];
-	int nnames;
-
-	if (err)
-		return err;
-	s = calloc(MAX_BRIDGES, sizeof(*s));
-	if (!s)
-		return XN_ERR;
-	if (o->bridge) {
-		err = status_one(o->bridge, &s[0], 0);
-		if (err == XN_ENOTATTACHED)
-			err = unattached(o->bridge);
-		n = !err;
-	} else if (!xn_pin_dirs(&names, &nnames)) {
-		/* Other namespaces' bridges and other versions' state are
-		 * not ours to show; a latency probe's pins are named. */
-		for (i = 0; i < nnames && n < MAX_BRIDGES; i++) {
-			err = status_one(names[i], &s[n], 1);
-			if (!err)
-				n++;
-			else if (err == XN_ENOTATTACHED && !o->json &&
-				 xn_lat_ours(names[i]))
-				lat_pins(names[i], "not attached");
-		}
-		err = 0;
-		free(names);
-	}
-	for (i = 0; i < n; i++)
-		qsort(s[i].ports, s[i].nports, sizeof(*s[i].ports), cmp_port);
+	if (o->bridge)
+		err = xn_cmd_bridge(&br, o->bridge, 1);
+	if (!err)
+		err = xn_prepare();
+	if (!err)
+		err = xn_status_read(o->bridge ? &br : NULL, o->json, &s, &n);
 	if (!err) {
 		if (!n && !o->json)
 			printf("xdpnet is not attached to any bridge\n");
 		else
 			xn_print_status(stdout, s, n, o->json);
 	}
-	for (i = 0; i < n; i++)
-		free(s[i].ports);
-	free(s);
+	xn_status_free(s, n);
 	return err;
 }
+
+static const struct xn_opt json_opts[] = { XN_JSON_OPTS, XN_OPT_END };
+
+const struct xn_cmd_def xn_cmd_status = {
+	.name = "status",
+	.bridge = 2,
+	.args = "[BRIDGE]",
+	.help = "ports, stages, program ids, FDB size, counters",
+	.opts = json_opts,
+	.size = sizeof(struct xn_opts),
+	.run = run,
+};

@@ -38,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/util.h"
 #include "filters/internal.h"
 
 /* ------------------------------------------------------------------ walk */
@@ -248,18 +249,15 @@ static void walk_base(struct walk *w, struct xf_chain *ch)
 
 /* -------------------------------------------------------------- analysis */
 
+static const char *const verdicts[] = {
+	[XN_FILT_CLEAN] = "clean",
+	[XN_FILT_PORTS] = "ports",
+	[XN_FILT_MATCH] = "match",
+};
+
 const char *xn_filt_verdict_name(enum xn_filt_verdict v)
 {
-	switch (v) {
-	case XN_FILT_CLEAN:
-		return "clean";
-	case XN_FILT_PORTS:
-		return "ports";
-	case XN_FILT_MATCH:
-		return "match";
-	default:
-		return "unknown";
-	}
+	return XN_NAME(verdicts, v, "unknown");
 }
 
 static int layer_seen(const struct xn_filt_input *in, enum xf_layer l)

@@ -111,6 +111,7 @@ void xn_filt_print(FILE *f, const char *bridge, const struct xn_filt_report *r,
 /* The live system, in the caller's network namespace. */
 struct xn_filt_live {
 	struct xn_filt_input in;
+	char name[IF_NAMESIZE]; /* the bridge's, as its ifindex has it now */
 	struct xn_filt_port_id *ports;
 	struct xn_filt_text texts[12];
 	char *bufs[12];
@@ -140,8 +141,9 @@ int xn_filt_ports_tc(unsigned int bridge_ifindex, struct xn_filt_port_id **out,
  * (vm_nets), and runs the save tools. A tool that is missing or fails is named
  * in live->unknown (the analysis then says XN_FILT_UNKNOWN). assume_nf: as if
  * br_netfilter handed bridged frames to every table (all its sysctls on),
- * whatever they say now. Returns 0, or -1 if the bridge does not exist. */
-int xn_filt_read_live(const char *bridge, int assume_nf,
+ * whatever they say now. Returns 0, or -1 if the bridge (by its ifindex)
+ * does not exist. */
+int xn_filt_read_live(unsigned int bridge_ifindex, int assume_nf,
 		      struct xn_filt_live *live);
 void xn_filt_live_free(struct xn_filt_live *live);
 

@@ -10,7 +10,6 @@
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -18,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include "lib/nl.h"
+#include "lib/proc.h"
 #include "filters/internal.h"
 
 #define NTEXTS 12
@@ -42,59 +41,6 @@ static int find_tool(const char *name, char *out, size_t len)
 	return -1;
 }
 
-/* Runs argv with stdout captured (stderr discarded): the text, or NULL. */
-static char *run(char *const argv[], int *status)
-{
-	size_t len = 0, cap = 0;
-	char *buf = NULL, *nb;
-	int fd[2];
-	ssize_t n;
-	pid_t pid;
-
-	*status = -1;
-	if (pipe(fd))
-		return NULL;
-	pid = fork();
-	if (pid < 0) {
-		close(fd[0]);
-		close(fd[1]);
-		return NULL;
-	}
-	if (!pid) {
-		int null = open("/dev/null", O_RDWR);
-
-		dup2(fd[1], 1);
-		if (null >= 0) {
-			dup2(null, 0);
-			dup2(null, 2);
-		}
-		close(fd[0]);
-		close(fd[1]);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	close(fd[1]);
-	for (;;) {
-		if (cap - len < 4096) {
-			nb = realloc(buf, cap + 65536);
-			if (!nb)
-				break;
-			buf = nb;
-			cap += 65536;
-		}
-		n = read(fd[0], buf + len, cap - len - 1);
-		if (n <= 0)
-			break;
-		len += n;
-	}
-	close(fd[0]);
-	while (waitpid(pid, status, 0) < 0)
-		;
-	if (buf)
-		buf[len] = 0;
-	return buf;
-}
-
 static void tool(struct xn_filt_live *L, enum xn_filt_src src, const char *name,
 		 int json)
 {
@@ -114,8 +60,8 @@ static void tool(struct xn_filt_live *L, enum xn_filt_src src, const char *name,
 		argv[k++] = "list";
 		argv[k++] = "ruleset";
 	}
-	out = run(argv, &st);
-	if (!out || !WIFEXITED(st) || WEXITSTATUS(st)) {
+	st = xn_run(argv, &out, 1);
+	if (!out || st) {
 		free(out);
 		xf_note(L->unknown, sizeof(L->unknown), "%s failed", name);
 		return;
@@ -268,15 +214,17 @@ static int read_ports(struct xn_filt_live *L, __u32 bridge_ifindex)
 	return 0;
 }
 
-int xn_filt_read_live(const char *bridge, int assume_nf, struct xn_filt_live *L)
+int xn_filt_read_live(unsigned int bridge_ifindex, int assume_nf,
+		      struct xn_filt_live *L)
 {
 	struct xn_link br;
 
 	memset(L, 0, sizeof(*L));
-	if (xn_get_link(bridge, &br) || strcmp(br.kind, "bridge") ||
-	    read_ports(L, br.ifindex))
+	if (xn_get_link_by_index(bridge_ifindex, &br) ||
+	    strcmp(br.kind, "bridge") || read_ports(L, br.ifindex))
 		return -1;
-	L->in.bridge = bridge;
+	memcpy(L->name, br.name, sizeof(L->name));
+	L->in.bridge = L->name;
 	L->in.texts = L->texts;
 	L->in.vm_nets = L->nets;
 	L->in.unknown = L->unknown;
@@ -293,7 +241,7 @@ int xn_filt_read_live(const char *bridge, int assume_nf, struct xn_filt_live *L)
 		L->in.call_iptables = L->in.call_ip6tables =
 			L->in.call_arptables = L->in.filter_vlan_tagged =
 				L->in.filter_pppoe_tagged = 1;
-	read_nets(L, bridge);
+	read_nets(L, L->name);
 	save_tools(L, XN_FILT_EBT, "ebtables", NULL);
 	if (L->in.call_iptables)
 		save_tools(L, XN_FILT_IPT4, "iptables",

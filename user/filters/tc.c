@@ -10,7 +10,7 @@
  * by itself (handle 0: noqueue, pfifo_fast, fq_codel, mq and its
  * children) are the device's default and count as none. Programs on a
  * port's tcx egress are like clsact egress filters (xdpnet never hooks
- * there); its tcx ingress is for core/hooks.c, which keeps the XDP stage
+ * there); its tcx ingress is for datapath/hooks.c, which keeps the XDP stage
  * off a port with other programs there.
  */
 #include <errno.h>

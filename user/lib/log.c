@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Messages: see log.h. */
+#include <stdio.h>
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 #include "lib/log.h"
 
 int xn_verbose;
 static int quiet;
+static char last_err[512];
 
 void xn_set_quiet(int q)
 {
@@ -16,11 +18,19 @@ void xn_err(const char *fmt, ...)
 {
 	va_list ap;
 
+	va_start(ap, fmt);
+	vsnprintf(last_err, sizeof(last_err), fmt, ap);
+	va_end(ap);
 	fputs("xdpnet: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+const char *xn_err_last(void)
+{
+	return last_err;
 }
 
 void xn_info(const char *fmt, ...)

@@ -2,7 +2,6 @@
 /* Small utilities: see util.h. */
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include "lib/util.h"
 
@@ -72,11 +71,4 @@ int xn_parse_mac(const char *s, __u8 mac[6])
 	}
 	memcpy(mac, out, 6);
 	return 0;
-}
-
-unsigned long long xn_netns_ino(void)
-{
-	struct stat st;
-
-	return stat("/proc/self/ns/net", &st) ? 0 : st.st_ino;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* Small utilities: array size, FNV-1a, the monotonic clock, MAC text, the
- * network namespace's inode. */
+/* Small utilities: array size, enum names, FNV-1a, the monotonic clock,
+ * MAC text. */
 #ifndef XN_UTIL_H
 #define XN_UTIL_H
 
@@ -11,6 +11,10 @@
 /* A macro's value as a string literal. */
 #define XN_STR_(x) #x
 #define XN_STR(x) XN_STR_(x)
+/* The name at index i of a table of names (strings by an enum's values),
+ * or def where the table has none. */
+#define XN_NAME(table, i, def) \
+	((size_t)(i) < ARRAY_SIZE(table) && (table)[i] ? (table)[i] : (def))
 
 /* 64-bit FNV-1a: start with XN_FNV_OFFSET, fold in n bytes at p. */
 #define XN_FNV_OFFSET 0xcbf29ce484222325ULL
@@ -25,9 +29,5 @@ __u64 xn_real_ns(void); /* CLOCK_REALTIME, ns since the epoch */
 void xn_format_mac(const __u8 *mac, char buf[18]);
 /* Exactly "xx:xx:xx:xx:xx:xx", hex digits only: 0 or -1. */
 int xn_parse_mac(const char *s, __u8 mac[6]);
-
-/* Inode of this process's network namespace (pins are global, bridges are
- * not: state records whose it is). 0 if unknown. */
-unsigned long long xn_netns_ino(void);
 
 #endif
