@@ -138,9 +138,11 @@ class Bench:
                 fd, out = tempfile.mkstemp(prefix="xns-strace.")
                 os.close(fd)
                 t0 = time.monotonic()
+                # --no-follow: strace -f would follow the follower
+                # daemon too, and wait for it to end.
                 sh(["strace", "-f", "-T", "-e", "trace=bpf", "-o", out,
                     "nsenter", "--net=/run/netns/" + SW, x, "attach",
-                    br.name], timeout=300)
+                    br.name, "--no-follow"], timeout=300)
                 wall = (time.monotonic() - t0) * 1e3
                 with open(out) as f:
                     c = strace_links(f)
