@@ -244,6 +244,11 @@ int xn_follower_setup(struct xn_follower *f, const struct xn_bridge *bridge)
 	pid_t other;
 	int lk, err;
 
+	/* First: whoever waits for the line that says it follows may signal
+	 * at once (a SIGHUP's default would end the follower). */
+	signal(SIGTERM, on_signal);
+	signal(SIGINT, on_signal);
+	signal(SIGHUP, on_signal);
 	memset(f, 0, sizeof(*f));
 	f->bridge = bridge;
 	f->link = bridge->link;
@@ -490,9 +495,6 @@ int xn_follower_loop(struct xn_follower *f)
 {
 	int filters, lk, done = 0, err = 0;
 
-	signal(SIGTERM, on_signal);
-	signal(SIGINT, on_signal);
-	signal(SIGHUP, on_signal);
 	while (!stop_sig && !done) {
 		if (!wait_batch(f, &filters))
 			continue;
